@@ -1,0 +1,49 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config';
+import { openDatabase, type Database } from './db/client';
+import errorsPlugin from './plugins/errors';
+import authPlugin from './plugins/auth';
+import './types';
+
+export interface BuildAppOptions {
+  config: Config;
+  /** An already-open database (tests); otherwise one is opened from the config. */
+  database?: Database;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * The application as a Fastify instance. Infrastructure plugins load first (config, database, errors, auth,
+ * OIDC provider, live bus), then feature routes. server.ts only starts it.
+ */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const app = Fastify({
+    logger: opts.logger ?? { level: config.LOG_LEVEL },
+    trustProxy: true,
+    bodyLimit: 2 * 1024 * 1024,
+    // ids are integers; keep URLs like /api/open/races/not-started routable next to /:id
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const database =
+    opts.database ?? (await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }));
+  app.decorate('config', config);
+  app.decorate('database', database);
+  app.decorate('db', database.db);
+  if (!opts.database) app.addHook('onClose', async () => database.close());
+
+  await app.register(errorsPlugin);
+
+  // --- infrastructure (order matters) ---
+  await app.register(authPlugin);
+  // oidc provider, event bus register here
+
+  // --- feature routes ---
+  app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
+
+  return app;
+}

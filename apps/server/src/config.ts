@@ -1,0 +1,109 @@
+import { z } from 'zod';
+
+/**
+ * Configuration, parsed and validated once at boot. Every variable is listed in .env.example and the README.
+ * A bad value stops the process with a message naming the variable.
+ */
+const optionalUrl = z
+  .string()
+  .trim()
+  .url()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
+const boolFlag = z
+  .enum(['on', 'off', 'true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? undefined : v === 'on' || v === 'true' || v === '1'));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  PUBLIC_URL: optionalUrl,
+  PRODUCT_NAME: z.string().trim().min(1).default('RaceBeacon'),
+  CONTACT_EMAIL: z.string().trim().email().default('contact@racebeacon.example'),
+  OIDC_ISSUER: optionalUrl,
+  OIDC_AUDIENCE: optionalString,
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_API_SCOPE: optionalString,
+  ADMIN_GROUP_ID: optionalString,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEMO: boolFlag,
+  TILE_URL: z.string().trim().min(1).default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  TILE_ATTRIBUTION: z
+    .string()
+    .default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
+  OFF_COURSE_METERS: z.coerce.number().positive().default(200),
+  SPOT_API_URL: z
+    .string()
+    .trim()
+    .url()
+    .default('https://api.findmespot.com/spot-main-web/consumer/rest-api/2.0/public/feed'),
+  SPOT_POLL_SECONDS: z.coerce.number().min(1).default(150),
+  INREACH_OUTBOUND_TOKEN: optionalString,
+  LORAWAN_WEBHOOK_SECRET: optionalString,
+  MQTT_URL: optionalUrl,
+  MQTT_TOPIC: z.string().trim().min(1).default('msh/+/2/json/#'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  /** Public base URL without trailing slash (PUBLIC_URL, or http://localhost:PORT). */
+  publicUrl: string;
+  /** True when no OIDC_ISSUER is configured: the embedded provider under /oidc is used. */
+  embeddedIdp: boolean;
+  issuer: string;
+  audience: string;
+  clientId: string;
+  apiScope: string;
+  adminGroupId: string;
+  demo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT || 3000}`).replace(/\/+$/, '');
+  const embeddedIdp = !e.OIDC_ISSUER;
+  if (!embeddedIdp) {
+    const missing = (['OIDC_AUDIENCE', 'OIDC_CLIENT_ID', 'OIDC_API_SCOPE', 'ADMIN_GROUP_ID'] as const).filter(
+      (k) => !e[k],
+    );
+    if (missing.length) {
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required when OIDC_ISSUER is set`).join('\n')}`,
+      );
+    }
+  }
+  const audience = e.OIDC_AUDIENCE ?? 'racebeacon-api';
+  return {
+    ...e,
+    publicUrl,
+    embeddedIdp,
+    // An external issuer is kept exactly as given: its discovery document's "issuer" is what tokens carry.
+    issuer: e.OIDC_ISSUER ?? `${publicUrl}/oidc`,
+    audience,
+    clientId: e.OIDC_CLIENT_ID ?? 'racebeacon-web',
+    apiScope: e.OIDC_API_SCOPE ?? 'api://racebeacon/races.manage',
+    adminGroupId: e.ADMIN_GROUP_ID ?? 'racebeacon-admins',
+    demo: e.DEMO ?? !e.DATABASE_URL,
+  };
+}

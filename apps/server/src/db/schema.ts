@@ -1,0 +1,243 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The whole schema. Migrations are generated from this file (`npm run db:generate`) and committed under
+ * apps/server/drizzle; they are applied at start, the same way on PGlite and PostgreSQL.
+ */
+
+const tz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const races = pgTable(
+  'races',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    location: text('location').notNull().default(''),
+    startTime: tz('start_time'),
+    hasStarted: boolean('has_started').notNull().default(false),
+    hasFinished: boolean('has_finished').notNull().default(false),
+    approved: boolean('approved').notNull().default(false),
+    directorId: text('director_id').notNull(),
+    /** The race clock: when timing began (StartTime if already past when started, else the press of Start). */
+    clockStartedAt: tz('clock_started_at'),
+    /** When End Race was pressed. */
+    clockStoppedAt: tz('clock_stopped_at'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+    updatedAt: tz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('races_director_idx').on(t.directorId), index('races_approved_idx').on(t.approved)],
+);
+
+export const runners = pgTable(
+  'runners',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id, { onDelete: 'cascade' }),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    bibNumber: text('bib_number'),
+    gender: text('gender').notNull().default('M'),
+    age: integer('age'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('runners_race_idx').on(t.raceId),
+    uniqueIndex('runners_race_bib_uq').on(t.raceId, t.bibNumber),
+  ],
+);
+
+/** Course geometry as parsed from GPX: [lon, lat, ele|null] points, and waypoints. */
+export interface CourseGeometry {
+  points: [number, number, number | null][];
+  waypoints: { name: string; lat: number; lon: number }[];
+}
+
+export const courses = pgTable(
+  'courses',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id, { onDelete: 'cascade' }),
+    name: text('name'),
+    fileName: text('file_name'),
+    geometry: jsonb('geometry').$type<CourseGeometry>().notNull(),
+    lengthM: doublePrecision('length_m').notNull(),
+    climbM: doublePrecision('climb_m').notNull(),
+    descentM: doublePrecision('descent_m').notNull(),
+    pointCount: integer('point_count').notNull(),
+    hasElevation: boolean('has_elevation').notNull(),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('courses_race_uq').on(t.raceId)],
+);
+
+export const devices = pgTable(
+  'devices',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    source: text('source').notNull().default('osmand'),
+    hardwareId: text('hardware_id'),
+    trackingKey: text('tracking_key').notNull(),
+    raceId: integer('race_id').references(() => races.id, { onDelete: 'set null' }),
+    assignedRunnerId: integer('assigned_runner_id').references(() => runners.id, { onDelete: 'set null' }),
+    batteryState: text('battery_state'),
+    batteryPercent: real('battery_percent'),
+    /** Fix time of the newest fix (not the last arrival). */
+    lastPingTime: tz('last_ping_time'),
+    lastLat: doublePrecision('last_lat'),
+    lastLon: doublePrecision('last_lon'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('devices_tracking_key_uq').on(t.trackingKey),
+    uniqueIndex('devices_source_hw_uq').on(t.source, t.hardwareId),
+    uniqueIndex('devices_runner_uq').on(t.assignedRunnerId),
+    index('devices_race_idx').on(t.raceId),
+  ],
+);
+
+/**
+ * Who held which device when: one row per runner hand-over. Used to attribute fixes by fix time
+ * (the first holder in a race owns fixes from the race's start; a later holder from the hand-over on).
+ */
+export const deviceAssignments = pgTable(
+  'device_assignments',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    raceId: integer('race_id')
+      .notNull()
+      .references(() => races.id, { onDelete: 'cascade' }),
+    runnerId: integer('runner_id')
+      .notNull()
+      .references(() => runners.id, { onDelete: 'cascade' }),
+    assignedAt: tz('assigned_at').notNull().defaultNow(),
+    unassignedAt: tz('unassigned_at'),
+  },
+  (t) => [index('device_assignments_device_idx').on(t.deviceId, t.assignedAt)],
+);
+
+export const positions = pgTable(
+  'positions',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    raceId: integer('race_id').references(() => races.id, { onDelete: 'set null' }),
+    runnerId: integer('runner_id').references(() => runners.id, { onDelete: 'set null' }),
+    fixTime: tz('fix_time').notNull(),
+    receivedAt: tz('received_at').notNull().defaultNow(),
+    lat: doublePrecision('lat').notNull(),
+    lon: doublePrecision('lon').notNull(),
+    altitude: doublePrecision('altitude'),
+    speed: doublePrecision('speed'),
+    batteryPercent: real('battery_percent'),
+    batteryState: text('battery_state'),
+    source: text('source').notNull(),
+  },
+  (t) => [
+    // Idempotency: one fix per device per instant, however many times it is delivered.
+    uniqueIndex('positions_device_fix_uq').on(t.deviceId, t.fixTime),
+    index('positions_race_runner_time_idx').on(t.raceId, t.runnerId, t.fixTime),
+  ],
+);
+
+export const deviceAlerts = pgTable(
+  'device_alerts',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    deviceId: integer('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    raceId: integer('race_id').references(() => races.id, { onDelete: 'set null' }),
+    runnerId: integer('runner_id').references(() => runners.id, { onDelete: 'set null' }),
+    kind: text('kind').notNull(),
+    message: text('message'),
+    at: tz('at').notNull(),
+    lat: doublePrecision('lat'),
+    lon: doublePrecision('lon'),
+    receivedAt: tz('received_at').notNull().defaultNow(),
+    acknowledgedAt: tz('acknowledged_at'),
+  },
+  (t) => [uniqueIndex('device_alerts_uq').on(t.deviceId, t.kind, t.at)],
+);
+
+export const spotFeeds = pgTable(
+  'spot_feeds',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    feedId: text('feed_id').notNull(),
+    feedPassword: text('feed_password'),
+    lastPolledAt: tz('last_polled_at'),
+    lastError: text('last_error'),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('spot_feeds_feed_uq').on(t.feedId)],
+);
+
+/** Accounts of the embedded identity provider (unused when an external OIDC_ISSUER is configured). */
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    groups: jsonb('groups')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    isDemo: boolean('is_demo').notNull().default(false),
+    createdAt: tz('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('users_email_uq').on(sql`lower(${t.email})`)],
+);
+
+/** Storage of the embedded OIDC provider (sessions, grants, codes, refresh tokens…), see oidc-provider's adapter API. */
+export const oidcPayloads = pgTable(
+  'oidc_payloads',
+  {
+    id: text('id').notNull(),
+    type: text('type').notNull(),
+    payload: jsonb('payload').notNull(),
+    grantId: text('grant_id'),
+    userCode: text('user_code'),
+    uid: text('uid'),
+    expiresAt: tz('expires_at'),
+    consumedAt: tz('consumed_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.id, t.type] }),
+    index('oidc_payloads_grant_idx').on(t.grantId),
+    index('oidc_payloads_uid_idx').on(t.uid),
+    index('oidc_payloads_user_code_idx').on(t.userCode),
+  ],
+);
+
+/** Small key/value store for server state that must survive restarts (e.g. the embedded provider's signing keys). */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+});

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
+import { createTestDatabase, type DbKind, type TestDatabase } from './databases';
+import { startTestIssuer, TEST_ADMIN_GROUP, TEST_AUDIENCE, TEST_SCOPE, type TestIssuer } from './issuer';
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: TestDatabase;
+  issuer: TestIssuer;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The app on a fresh database, verifying tokens of a local test issuer (external-issuer mode). */
+export async function createTestApp(kind: DbKind, env: Record<string, string> = {}): Promise<TestContext> {
+  const issuer = await startTestIssuer();
+  const config = loadConfig({
+    OIDC_ISSUER: issuer.url,
+    OIDC_AUDIENCE: TEST_AUDIENCE,
+    OIDC_CLIENT_ID: 'racebeacon-test-client',
+    OIDC_API_SCOPE: TEST_SCOPE,
+    ADMIN_GROUP_ID: TEST_ADMIN_GROUP,
+    PUBLIC_URL: 'http://localhost:3000',
+    DEMO: 'off',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const database = await createTestDatabase(kind);
+  const app = await buildApp({ config, database, logger: false });
+  await app.ready();
+  return {
+    app,
+    database,
+    issuer,
+    config,
+    async close() {
+      await app.close();
+      await database.close();
+      await issuer.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { DEVICE_SOURCES } from './entities';
+
+/** Request body schemas, shared by the server (validation, OpenAPI) and the web app (forms). */
+
+const isoDateTime = z
+  .string()
+  .max(64)
+  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 date-time' });
+
+export const raceBodySchema = z.object({
+  Name: z.string().trim().min(1, 'Name is required').max(200),
+  Description: z.string().max(5000).optional().default(''),
+  Location: z.string().max(500).optional().default(''),
+  StartTime: isoDateTime.nullable().optional().default(null),
+});
+export type RaceBody = z.input<typeof raceBodySchema>;
+
+export const runnerBodySchema = z.object({
+  FirstName: z.string().trim().min(1, 'FirstName is required').max(100),
+  LastName: z.string().trim().min(1, 'LastName is required').max(100),
+  BibNumber: z
+    .union([z.string().trim().max(20), z.number().int().nonnegative()])
+    .nullable()
+    .optional()
+    .transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
+  Gender: z.enum(['M', 'F']).optional().default('M'),
+  Age: z.number().int().min(0).max(120).nullable().optional().default(null),
+});
+export type RunnerBody = z.input<typeof runnerBodySchema>;
+
+export const deviceCreateSchema = z.object({
+  Name: z.string().trim().min(1, 'Please enter a name').max(100),
+  Source: z.enum(DEVICE_SOURCES).optional().default('osmand'),
+  HardwareId: z.string().trim().max(100).nullable().optional().default(null),
+});
+export type DeviceCreateBody = z.input<typeof deviceCreateSchema>;
+
+export const deviceUpdateSchema = z.object({
+  Name: z.string().trim().min(1, 'Please enter a name').max(100).optional(),
+  Source: z.enum(DEVICE_SOURCES).optional(),
+  HardwareId: z.string().trim().max(100).nullable().optional(),
+});
+export type DeviceUpdateBody = z.input<typeof deviceUpdateSchema>;
+
+export const spotFeedBodySchema = z.object({
+  FeedId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_-]+$/, 'FeedId must be letters, digits, - or _'),
+  FeedPassword: z.string().max(100).nullable().optional().default(null),
+});
