@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
 import authPlugin from './plugins/auth';
+import webAppPlugin from './plugins/web-app';
 import './types';
 
 export interface BuildAppOptions {
@@ -44,6 +45,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
+
+  // --- the web app (last: its catch-all must not shadow API routes) ---
+  await app.register(webAppPlugin);
 
   return app;
 }

@@ -1,0 +1,22 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, newPage } from './support/browser';
+import { startServer, type RunningServer } from './support/server';
+
+let server: RunningServer;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+it('serves the web app and deep links in a real Chromium', async () => {
+  const { page, errors } = await newPage(browser);
+  await page.goto(`${server.url}/races`);
+  await expect(page.locator('h1').first().textContent()).resolves.toContain('RaceBeacon');
+  expect(errors).toEqual([]);
+});
