@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * The internal event stream. Ingestion publishes accepted positions (after their transaction committed), race
+ * changes and device alerts; the live-race code subscribes. Delivery is at most once per process: a dropped
+ * LISTEN connection loses what was sent while it was down, so consumers that must be exact re-read the database.
+ */
+export type LiveEvent =
+  | {
+      type: 'position';
+      raceId: number | null;
+      runnerId: number | null;
+      deviceId: number;
+      positionId: number;
+      fixTime: string;
+      receivedAt: string;
+      lat: number;
+      lon: number;
+      altitude: number | null;
+      speed: number | null;
+      batteryPercent: number | null;
+      batteryState: string | null;
+      source: string;
+    }
+  | { type: 'race-updated'; raceId: number }
+  | {
+      type: 'alert';
+      raceId: number | null;
+      runnerId: number | null;
+      deviceId: number;
+      kind: string;
+      at: string;
+    };
+
+export interface EventBus {
+  /** Call only after the data behind the event is committed. Resolves once other processes have been told. */
+  publish(e: LiveEvent): Promise<void>;
+  /** Returns the unsubscribe function. */
+  subscribe(fn: (e: LiveEvent) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface BusLogger {
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+const silentLogger: BusLogger = { warn: () => {}, error: () => {} };
+
+/** Local fan-out shared by both implementations. A throwing subscriber never affects the others. */
+class Subscribers {
+  private readonly fns = new Set<(e: LiveEvent) => void>();
+  constructor(private readonly log: BusLogger) {}
+  add(fn: (e: LiveEvent) => void): () => void {
+    this.fns.add(fn);
+    return () => void this.fns.delete(fn);
+  }
+  deliver(e: LiveEvent) {
+    for (const fn of [...this.fns]) {
+      try {
+        fn(e);
+      } catch (err) {
+        this.log.error({ err }, 'event subscriber failed');
+      }
+    }
+  }
+  clear() {
+    this.fns.clear();
+  }
+}
+
+/** Single process (PGlite): plain in-memory fan-out. */
+export function createMemoryBus(log: BusLogger = silentLogger): EventBus {
+  const subs = new Subscribers(log);
+  let closed = false;
+  return {
+    async publish(e) {
+      if (!closed) subs.deliver(e);
+    },
+    subscribe: (fn) => subs.add(fn),
+    async close() {
+      closed = true;
+      subs.clear();
+    },
+  };
+}
+
+export const NOTIFY_CHANNEL = 'racebeacon_events';
+/** NOTIFY payloads must stay under 8000 bytes; keep a margin for the envelope. */
+const MAX_PAYLOAD_BYTES = 7000;
+
+interface Envelope {
+  /** Sending process, so a process skips its own notifications (it delivered them locally already). */
+  o: string;
+  e: LiveEvent[];
+}
+
+/** Splits events into envelopes whose JSON stays under the NOTIFY limit. */
+export function packEnvelopes(origin: string, events: LiveEvent[], maxBytes = MAX_PAYLOAD_BYTES): string[] {
+  const out: string[] = [];
+  let batch: LiveEvent[] = [];
+  let size = 0;
+  const overhead = Buffer.byteLength(JSON.stringify({ o: origin, e: [] }));
+  for (const e of events) {
+    const len = Buffer.byteLength(JSON.stringify(e)) + 1;
+    if (overhead + len > maxBytes) continue; // cannot happen with our event shapes; never send an oversized one
+    if (batch.length && overhead + size + len > maxBytes) {
+      out.push(JSON.stringify({ o: origin, e: batch } satisfies Envelope));
+      batch = [];
+      size = 0;
+    }
+    batch.push(e);
+    size += len;
+  }
+  if (batch.length) out.push(JSON.stringify({ o: origin, e: batch } satisfies Envelope));
+  return out;
+}
+
+export interface PgBusOptions {
+  /** Connection string for the dedicated LISTEN connection. */
+  url: string;
+  /** Pool used to send NOTIFY (any connection works). */
+  pool: pg.Pool;
+  log?: BusLogger;
+  /** Delay before reconnecting a dropped LISTEN connection (doubles up to 30 s). */
+  reconnectMs?: number;
+}
+
+/**
+ * PostgreSQL: LISTEN/NOTIFY reaches every server process sharing the database. Events published in the same
+ * tick are sent together (several per NOTIFY, one round trip). The publishing process delivers its own events
+ * locally at once and ignores their echo, so each process sees each event exactly once.
+ */
+export async function createPgBus(opts: PgBusOptions): Promise<EventBus> {
+  const log = opts.log ?? silentLogger;
+  const origin = randomUUID();
+  const subs = new Subscribers(log);
+  const baseDelay = opts.reconnectMs ?? 500;
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let delay = baseDelay;
+
+  let queue: { e: LiveEvent; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let scheduled = false;
+
+  function onNotification(msg: pg.Notification) {
+    if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
+    let env: Envelope;
+    try {
+      env = JSON.parse(msg.payload) as Envelope;
+    } catch {
+      return;
+    }
+    if (env.o === origin || !Array.isArray(env.e)) return;
+    for (const e of env.e) subs.deliver(e);
+  }
+
+  async function connect(): Promise<void> {
+    const c = new pg.Client({ connectionString: opts.url });
+    c.on('notification', onNotification);
+    c.on('error', (err) => {
+      log.warn({ err }, 'event bus LISTEN connection error');
+    });
+    c.on('end', () => {
+      if (client === c) client = null;
+      if (!closed) scheduleReconnect();
+    });
+    await c.connect();
+    await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    if (closed) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delay = baseDelay;
+  }
+
+  function scheduleReconnect() {
+    if (closed || retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      connect().catch((err) => {
+        log.warn({ err }, 'event bus reconnect failed');
+        delay = Math.min(delay * 2, 30_000);
+        scheduleReconnect();
+      });
+    }, delay);
+    retryTimer.unref();
+  }
+
+  async function flush() {
+    scheduled = false;
+    const items = queue;
+    queue = [];
+    if (!items.length) return;
+    try {
+      const payloads = packEnvelopes(
+        origin,
+        items.map((i) => i.e),
+      );
+      await opts.pool.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [
+        NOTIFY_CHANNEL,
+        payloads,
+      ]);
+      for (const i of items) i.resolve();
+    } catch (err) {
+      log.error({ err }, 'event bus NOTIFY failed');
+      for (const i of items) i.reject(err);
+    }
+  }
+
+  await connect();
+
+  return {
+    publish(e) {
+      if (closed) return Promise.resolve();
+      subs.deliver(e);
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ e, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => void flush());
+        }
+      });
+    },
+    subscribe: (fn) => subs.add(fn),
+    async close() {
+      if (closed) return;
+      await flush();
+      closed = true;
+      subs.clear();
+      if (retryTimer) clearTimeout(retryTimer);
+      const c = client;
+      client = null;
+      if (c) await c.end().catch(() => {});
+    },
+  };
+}
