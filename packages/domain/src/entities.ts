@@ -16,6 +16,10 @@ export interface Race {
   HasFinished: boolean;
   Approved: boolean;
   DirectorId: string;
+  /** Race clock: when timing began (StartTime if already past at Start, else the moment Start was pressed). */
+  ClockStartedAt?: string | null;
+  /** When the race was ended. */
+  ClockStoppedAt?: string | null;
 }
 
 /** Runner as seen by the public: no device internals. */
