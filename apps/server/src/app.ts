@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
 import authPlugin from './plugins/auth';
+import oidcPlugin from './oidc/plugin';
 import eventsPlugin from './events/plugin';
 import webAppPlugin from './plugins/web-app';
 import './types';
@@ -42,6 +43,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- infrastructure (order matters) ---
   await app.register(authPlugin);
+  await app.register(oidcPlugin);
   await app.register(eventsPlugin);
   // oidc provider, event bus register here
 

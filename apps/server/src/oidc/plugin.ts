@@ -1,0 +1,280 @@
+import type { IncomingMessage } from 'node:http';
+import fp from 'fastify-plugin';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createLocalJWKSet } from 'jose';
+import type Provider from 'oidc-provider';
+import { z } from 'zod';
+import { createTokenVerifier } from '../auth/token-verifier';
+import { createAccountStore, DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
+import { loadProviderSecrets, publicJwks } from './keys';
+import { messagePage, signInPage, signUpPage, type SignUpErrors } from './pages';
+import { createProvider } from './provider';
+
+export interface OidcPluginOptions {
+  /** Access token lifetime in seconds (default 600). */
+  accessTokenTtl?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The embedded identity provider (only when no external OIDC_ISSUER is configured). */
+    oidcProvider?: Provider;
+  }
+}
+
+const MOUNT = '/oidc';
+
+/**
+ * Mounts the embedded OpenID Connect provider under /oidc when no external issuer is configured, with its
+ * sign-in / sign-up pages, and installs the API's token verifier on the provider's own keys (the same
+ * createTokenVerifier as for external issuers). With OIDC_ISSUER set nothing is mounted.
+ */
+export default fp<OidcPluginOptions>(
+  async (app, opts) => {
+    const { config } = app;
+    if (!config.embeddedIdp) return;
+
+    const accounts = createAccountStore(app.db);
+    await accounts.seedDemoAccounts(config.adminGroupId);
+    const secrets = await loadProviderSecrets(app.db);
+    const provider = createProvider({
+      config,
+      db: app.db,
+      accounts,
+      secrets,
+      accessTokenTtl: opts.accessTokenTtl,
+    });
+    provider.on('server_error', (_ctx, err) => app.log.error({ err }, 'oidc provider error'));
+    app.decorate('oidcProvider', provider);
+
+    app.setTokenVerifier(
+      createTokenVerifier({
+        issuer: config.issuer,
+        audience: config.audience,
+        apiScope: config.apiScope,
+        adminGroupId: config.adminGroupId,
+        getKey: createLocalJWKSet(publicJwks(secrets)),
+      }),
+    );
+
+    await app.register(interactionRoutes, { provider, accounts });
+    await app.register(providerMount, { provider });
+  },
+  { name: 'oidc-provider', dependencies: [] },
+);
+
+/**
+ * oidc-provider is a Koa app: it gets the raw request with the mount prefix stripped from `url` and kept in
+ * `originalUrl` (how oidc-provider computes its own URLs when mounted, see its "Mounting" docs). Bodies are
+ * left unread for it: it parses its own.
+ */
+async function providerMount(app: FastifyInstance, { provider }: { provider: Provider }) {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
+  const callback = provider.callback();
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack();
+    const req = request.raw as IncomingMessage & { originalUrl?: string };
+    const full = req.url ?? MOUNT;
+    const rest = full.slice(MOUNT.length);
+    req.originalUrl = full;
+    req.url = rest.startsWith('/') ? rest : `/${rest}`;
+    await callback(req, reply.raw);
+  };
+  app.all(MOUNT, handler);
+  app.all(`${MOUNT}/*`, handler);
+}
+
+const credentialsSchema = z.object({
+  email: z.string().trim().default(''),
+  password: z.string().default(''),
+});
+const demoSchema = z.object({ who: z.enum(['admin', 'director1', 'director2']) });
+const signUpSchema = z.object({
+  name: z.string().trim().default(''),
+  email: z.string().trim().default(''),
+  password: z.string().default(''),
+});
+const emailFormat = z.string().email();
+
+/** The sign-in, sign-up and (implicit) consent steps of an authorization request. */
+async function interactionRoutes(
+  app: FastifyInstance,
+  { provider, accounts }: { provider: Provider; accounts: AccountStore },
+) {
+  await app.register(formbody);
+  const { config } = app;
+  const productName = config.PRODUCT_NAME;
+
+  const html = (reply: FastifyReply, body: string, status = 200) =>
+    reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .header('x-frame-options', 'DENY')
+      .type('text/html; charset=utf-8')
+      .send(body);
+
+  async function details(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      return await provider.interactionDetails(request.raw, reply.raw);
+    } catch {
+      return undefined;
+    }
+  }
+
+  const expired = (reply: FastifyReply) =>
+    html(
+      reply,
+      messagePage(
+        productName,
+        'This sign-in page has expired',
+        'Go back to the app and choose Director Login again.',
+        `${config.publicUrl}/`,
+      ),
+      400,
+    );
+
+  async function demoButtons() {
+    const demos = await accounts.demoAccounts();
+    return (Object.keys(DEMO_ACCOUNTS) as (keyof typeof DEMO_ACCOUNTS)[])
+      .map((who) => {
+        const account = demos.find((d) => d.email.toLowerCase() === DEMO_ACCOUNTS[who].email);
+        return account
+          ? {
+              who,
+              name: account.name,
+              email: account.email,
+              role: account.groups.includes(config.adminGroupId) ? 'Administrator' : 'Race director',
+            }
+          : undefined;
+      })
+      .filter((d) => d !== undefined);
+  }
+
+  async function finishLogin(request: FastifyRequest, reply: FastifyReply, accountId: string) {
+    // `create` resolves a prompt=create request too (the user may sign in instead of signing up).
+    const returnTo = await provider.interactionResult(
+      request.raw,
+      reply.raw,
+      { login: { accountId }, create: {} },
+      { mergeWithLastSubmission: false },
+    );
+    return reply.redirect(returnTo, 303);
+  }
+
+  app.get<{ Params: { uid: string }; Querystring: { view?: string } }>(
+    `${MOUNT}/interaction/:uid`,
+    async (request, reply) => {
+      const interaction = await details(request, reply);
+      if (!interaction) return expired(reply);
+      const { prompt, params, uid } = interaction;
+
+      if (prompt.name === 'consent') {
+        // Implicit consent, for our own client only (the only registered one).
+        if (params.client_id !== config.clientId) return expired(reply);
+        const grant = interaction.grantId
+          ? ((await provider.Grant.find(interaction.grantId)) ??
+            new provider.Grant({ accountId: interaction.session!.accountId, clientId: config.clientId }))
+          : new provider.Grant({ accountId: interaction.session!.accountId, clientId: config.clientId });
+        const d = prompt.details as {
+          missingOIDCScope?: string[];
+          missingOIDCClaims?: string[];
+          missingResourceScopes?: Record<string, string[]>;
+        };
+        if (d.missingOIDCScope) grant.addOIDCScope(d.missingOIDCScope.join(' '));
+        if (d.missingOIDCClaims) grant.addOIDCClaims(d.missingOIDCClaims);
+        for (const [indicator, scopes] of Object.entries(d.missingResourceScopes ?? {})) {
+          grant.addResourceScope(indicator, scopes.join(' '));
+        }
+        const grantId = await grant.save();
+        const returnTo = await provider.interactionResult(
+          request.raw,
+          reply.raw,
+          { consent: { grantId } },
+          { mergeWithLastSubmission: true },
+        );
+        return reply.redirect(returnTo, 303);
+      }
+
+      if (prompt.name === 'create' || request.query.view === 'signup') {
+        return html(reply, signUpPage({ productName, uid }));
+      }
+      return html(
+        reply,
+        signInPage({
+          productName,
+          uid,
+          email: typeof params.login_hint === 'string' ? params.login_hint : '',
+          demos: await demoButtons(),
+        }),
+      );
+    },
+  );
+
+  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/login`, async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!interaction) return expired(reply);
+    const { email, password } = credentialsSchema.parse(request.body ?? {});
+    const account = email && password ? await accounts.authenticate(email, password) : undefined;
+    if (!account) {
+      return html(
+        reply,
+        signInPage({
+          productName,
+          uid: interaction.uid,
+          email,
+          error: email && password ? 'Wrong email or password.' : 'Enter your email and password to sign in.',
+          demos: await demoButtons(),
+        }),
+      );
+    }
+    return finishLogin(request, reply, account.id);
+  });
+
+  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/demo`, async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!interaction) return expired(reply);
+    const parsed = demoSchema.safeParse(request.body ?? {});
+    const account = parsed.success
+      ? await accounts.findByEmail(DEMO_ACCOUNTS[parsed.data.who].email)
+      : undefined;
+    if (!account?.isDemo) {
+      return html(
+        reply,
+        signInPage({
+          productName,
+          uid: interaction.uid,
+          error: 'That demo account is not available.',
+          demos: await demoButtons(),
+        }),
+      );
+    }
+    return finishLogin(request, reply, account.id);
+  });
+
+  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/signup`, async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!interaction) return expired(reply);
+    const { name, email, password } = signUpSchema.parse(request.body ?? {});
+    const errors: SignUpErrors = {};
+    if (!name) errors.name = 'Enter your name.';
+    else if (name.length > 100) errors.name = 'The name must be at most 100 characters.';
+    if (!email) errors.email = 'Enter your email address.';
+    else if (!emailFormat.safeParse(email).success || email.length > 254)
+      errors.email = 'Enter a valid email address, like name@example.com.';
+    if (password.length < 8) errors.password = 'The password must be at least 8 characters.';
+    else if (password.length > 200) errors.password = 'The password must be at most 200 characters.';
+    if (Object.keys(errors).length === 0) {
+      try {
+        const account = await accounts.create({ name, email, password });
+        return await finishLogin(request, reply, account.id);
+      } catch (err) {
+        if (!(err instanceof DuplicateEmailError)) throw err;
+        errors.email = err.message;
+      }
+    }
+    errors.form = 'Please correct the fields marked below.';
+    return html(reply, signUpPage({ productName, uid: interaction.uid, values: { name, email }, errors }));
+  });
+}

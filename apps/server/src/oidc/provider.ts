@@ -1,0 +1,187 @@
+import Provider, {
+  errors,
+  interactionPolicy,
+  type Configuration,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import { createAdapterClass } from './adapter';
+import type { AccountStore } from './accounts';
+import type { ProviderSecrets } from './keys';
+import { logoutPage, messagePage } from './pages';
+
+/** OIDC scopes of our own web client. The API scope comes on top, from the resource server below. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
+
+export interface ProviderOptions {
+  config: Config;
+  db: Db;
+  accounts: AccountStore;
+  secrets: ProviderSecrets;
+  /** Access token lifetime in seconds (short: 10 minutes). */
+  accessTokenTtl?: number;
+}
+
+/**
+ * The embedded OpenID Connect provider (oidc-provider 8). Issuer `${PUBLIC_URL}/oidc`; one public client (the
+ * web app) doing authorization code + PKCE S256 with rotating refresh tokens; JWT access tokens for the API
+ * audience through resource indicators (identity.md §2.4); consent implicit for our own client.
+ */
+export function createProvider(opts: ProviderOptions): Provider {
+  const { config, accounts, secrets } = opts;
+  const accessTokenTtl = opts.accessTokenTtl ?? 600;
+  const isOwnClient = (clientId: string | undefined) => clientId === config.clientId;
+
+  // prompt=create (OIDC "Initiating User Registration") opens the sign-up form; it must be a requestable
+  // prompt or the provider rejects it as unsupported. It goes first so it wins over login.
+  const policy = interactionPolicy.base();
+  policy.add(new interactionPolicy.Prompt({ name: 'create', requestable: true }), 0);
+
+  const configuration: Configuration = {
+    adapter: createAdapterClass(opts.db),
+    clients: [
+      {
+        client_id: config.clientId,
+        client_name: config.PRODUCT_NAME,
+        application_type: 'web',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [
+          `${config.publicUrl}/`,
+          `${config.publicUrl}/auth/callback`,
+          `${config.publicUrl}/auth/silent-renew`,
+        ],
+        post_logout_redirect_uris: [`${config.publicUrl}/`],
+      },
+    ],
+    jwks: secrets.jwks as Configuration['jwks'],
+    cookies: {
+      keys: secrets.cookieKeys,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    pkce: { methods: ['S256'], required: () => true },
+    scopes: OIDC_SCOPES,
+    claims: {
+      openid: ['sub', 'oid', 'groups'],
+      profile: ['name'],
+      email: ['email'],
+    },
+    // ID tokens carry name/email/oid/groups whatever the access token's audience (identity.md §2.3).
+    conformIdTokenClaims: false,
+    async findAccount(_ctx, sub) {
+      const account = await accounts.findById(sub);
+      if (!account) return undefined;
+      return {
+        accountId: account.id,
+        async claims() {
+          return {
+            sub: account.id,
+            oid: account.id,
+            name: account.name,
+            email: account.email,
+            groups: account.groups,
+          };
+        },
+      };
+    },
+    async extraTokenClaims(_ctx, token) {
+      const accountId = 'accountId' in token ? token.accountId : undefined;
+      if (!accountId) return undefined;
+      const account = await accounts.findById(accountId);
+      if (!account) return undefined;
+      return { oid: account.id, groups: account.groups, name: account.name, email: account.email };
+    },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        async logoutSource(ctx, form) {
+          ctx.type = 'html';
+          ctx.body = logoutPage(config.PRODUCT_NAME, form);
+        },
+        async postLogoutSuccessSource(ctx) {
+          ctx.type = 'html';
+          ctx.body = messagePage(
+            config.PRODUCT_NAME,
+            'Signed out',
+            'You are signed out.',
+            `${config.publicUrl}/`,
+          );
+        },
+      },
+      resourceIndicators: {
+        enabled: true,
+        // Clients that follow Entra conventions never send `resource`: the API is the default (and only) one.
+        defaultResource: () => config.audience,
+        useGrantedResource: () => true,
+        async getResourceServerInfo(_ctx, resourceIndicator) {
+          if (resourceIndicator !== config.audience) throw new errors.InvalidTarget();
+          return {
+            scope: config.apiScope,
+            audience: config.audience,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: accessTokenTtl,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    // Refresh tokens for our public client even when a prompt was sent (prompt=create would otherwise drop
+    // offline_access, identity.md §2.2); they end with the session, so signing out revokes them.
+    async issueRefreshToken(_ctx, client, code) {
+      if (!client.grantTypeAllowed('refresh_token')) return false;
+      return code.scopes.has('offline_access') || client.clientAuthMethod === 'none';
+    },
+    expiresWithSession: async () => true,
+    // Consent is implicit for our own client: a grant covering what it asks for is created on the fly.
+    async loadExistingGrant(ctx: KoaContextWithOIDC) {
+      const grantId =
+        ctx.oidc.result?.consent?.grantId || ctx.oidc.session!.grantIdFor(ctx.oidc.client!.clientId);
+      if (grantId) {
+        const grant = await ctx.oidc.provider.Grant.find(grantId);
+        if (grant) return grant;
+      }
+      if (!isOwnClient(ctx.oidc.client?.clientId) || !ctx.oidc.session?.accountId) return undefined;
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: ctx.oidc.client!.clientId,
+        accountId: ctx.oidc.session.accountId,
+      });
+      grant.addOIDCScope(OIDC_SCOPES.join(' '));
+      grant.addOIDCClaims(['oid', 'groups', 'name', 'email']);
+      grant.addResourceScope(config.audience, config.apiScope);
+      await grant.save();
+      return grant;
+    },
+    interactions: {
+      policy,
+      url: (_ctx, interaction) => `/oidc/interaction/${interaction.uid}`,
+    },
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Grant: 14 * 24 * 3600,
+      Session: 14 * 24 * 3600,
+      RefreshToken: 14 * 24 * 3600,
+    },
+    async renderError(ctx, out) {
+      ctx.type = 'html';
+      ctx.body = messagePage(
+        config.PRODUCT_NAME,
+        'Sign-in problem',
+        `${out.error}: ${out.error_description ?? ''}`,
+        `${config.publicUrl}/`,
+      );
+    },
+  };
+
+  const provider = new Provider(config.issuer, configuration);
+  // Behind a TLS-terminating proxy the public scheme/host come from X-Forwarded-* headers.
+  provider.proxy = true;
+  return provider;
+}
