@@ -5,6 +5,7 @@ import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
 import authPlugin from './plugins/auth';
 import oidcPlugin from './oidc/plugin';
+import configRoutes from './routes/config';
 import eventsPlugin from './events/plugin';
 import webAppPlugin from './plugins/web-app';
 import './types';
@@ -49,6 +50,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
+  await app.register(configRoutes);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---
   await app.register(webAppPlugin);
