@@ -1,3 +1,4 @@
 export * from './entities';
 export * from './schemas';
 export * from './gpx';
+export * from './course';

@@ -1,0 +1,15 @@
+/**
+ * Live race domain: course preparation and geometry, matching fixes to the course, runner race state, and the
+ * leaderboard. Pure (no I/O): the server and the browser call the same functions.
+ */
+export * from './types';
+export {
+  prepareCourse,
+  pointAtDistance,
+  elevationProfile,
+  courseCandidates,
+  nearestOnCourse,
+  type CourseCandidate,
+} from './geometry';
+export { computeRunnerState, addFix, refreshRunnerState, emptyRunnerState, sortFixes } from './matching';
+export { buildLeaderboard, filterLeaderboard, parseAgeGroup, AGE_GROUPS } from './leaderboard';

@@ -1,0 +1,162 @@
+/**
+ * The leaderboard: finished runners by finish time, then everyone else on the course by distance (earlier arrival
+ * at that distance first), then runners not seen yet. Gaps are to the leader: finish-time difference, or for a
+ * runner still out there the time since the leader passed the same distance.
+ */
+import { refreshRunnerState } from './matching';
+import type {
+  LeaderboardFilter,
+  LeaderboardRow,
+  LeaderboardRunner,
+  PreparedCourse,
+  ProgressPoint,
+  RaceClock,
+  RunnerState,
+} from './types';
+
+export const AGE_GROUPS: string[] = ['U20', '20-29', '30-39', '40-49', '50-59', '60-69', '70+'];
+
+/** 'U20' (under 20), '20-29' (inclusive), '40+' (40 and over); null when it is none of these. */
+export function parseAgeGroup(group: string): { min: number; max: number } | null {
+  const g = group.trim();
+  let m = /^U(\d{1,3})$/i.exec(g);
+  if (m) return { min: 0, max: Number(m[1]) - 1 };
+  m = /^(\d{1,3})\s*-\s*(\d{1,3})$/.exec(g);
+  if (m && Number(m[1]) <= Number(m[2])) return { min: Number(m[1]), max: Number(m[2]) };
+  m = /^(\d{1,3})\+$/.exec(g);
+  if (m) return { min: Number(m[1]), max: Infinity };
+  return null;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const round = (x: number | null, digits: number): number | null => {
+  if (x === null || !Number.isFinite(x)) return null;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+interface Ranked {
+  r: LeaderboardRunner;
+  s: RunnerState;
+  group: 0 | 1 | 2;
+  /** When the runner first reached their current distance (finish time for finishers). */
+  reachedMs: number;
+}
+
+export function buildLeaderboard(
+  runners: LeaderboardRunner[],
+  course: PreparedCourse,
+  clock: RaceClock,
+  nowMs: number,
+): LeaderboardRow[] {
+  const ranked: Ranked[] = runners.map((r) => {
+    const s = refreshRunnerState(course, r.state, clock, nowMs);
+    const group = s.status === 'finished' ? 0 : s.status === 'not-started' ? 2 : 1;
+    const reachedMs = s.finishMs ?? firstReached(s.progress, s.distanceM) ?? Infinity;
+    return { r, s, group, reachedMs };
+  });
+  ranked.sort(compareRanked);
+
+  const leader = ranked.length > 0 && ranked[0].group !== 2 ? ranked[0] : null;
+  const rows: LeaderboardRow[] = [];
+  let rank = 0;
+  for (let k = 0; k < ranked.length; k++) {
+    const x = ranked[k];
+    const { r, s } = x;
+    if (x.group !== 2 && (k === 0 || compareKey(ranked[k - 1], x) !== 0)) rank = k + 1;
+    const known = s.status !== 'not-started';
+    rows.push({
+      Rank: x.group === 2 ? null : rank,
+      RunnerId: r.RunnerId,
+      BibNumber: r.BibNumber,
+      FirstName: r.FirstName,
+      LastName: r.LastName,
+      Gender: r.Gender,
+      Age: r.Age,
+      Status: s.status,
+      DistanceKm: known ? round(s.distanceM / 1000, 3) : null,
+      Percent: known ? round(s.percent, 1) : null,
+      ElapsedSeconds: s.elapsedMs === null ? null : Math.round(s.elapsedMs / 1000),
+      PaceSecondsPerKm: round(s.paceSecPerKm, 0),
+      EtaFinish: iso(s.etaFinishMs),
+      FinishTime: iso(s.finishMs),
+      LastPingTime: iso(s.lastFix?.t ?? null),
+      Latitude: s.lastFix?.lat ?? null,
+      Longitude: s.lastFix?.lon ?? null,
+      BatteryState: r.BatteryState,
+      GapSeconds: leader && known ? round(gapSeconds(leader.s, s), 0) : null,
+      GapKm: leader && known ? round(Math.max(0, leader.s.distanceM - s.distanceM) / 1000, 3) : null,
+    });
+  }
+  return rows;
+}
+
+function compareKey(a: Ranked, b: Ranked): number {
+  if (a.group !== b.group) return a.group - b.group;
+  if (a.group === 0) return a.reachedMs - b.reachedMs;
+  if (a.group === 1) return b.s.distanceM - a.s.distanceM || a.reachedMs - b.reachedMs;
+  return 0;
+}
+
+function compareRanked(a: Ranked, b: Ranked): number {
+  return (
+    compareKey(a, b) ||
+    (a.r.BibNumber ?? '\uffff').localeCompare(b.r.BibNumber ?? '\uffff', undefined, { numeric: true }) ||
+    a.r.LastName.localeCompare(b.r.LastName) ||
+    a.r.FirstName.localeCompare(b.r.FirstName) ||
+    a.r.RunnerId - b.r.RunnerId
+  );
+}
+
+function firstReached(p: ProgressPoint[], d: number): number | null {
+  for (const q of p) if (q.distanceM >= d) return q.t;
+  return null;
+}
+
+/** When the runner with this progress first reached distance d (interpolated), or null if they have not. */
+function timeAtDistance(p: ProgressPoint[], d: number): number | null {
+  for (let k = 0; k < p.length; k++) {
+    if (p[k].distanceM >= d) {
+      if (k === 0) return p[0].t;
+      const a = p[k - 1];
+      const b = p[k];
+      return b.distanceM > a.distanceM
+        ? a.t + ((d - a.distanceM) / (b.distanceM - a.distanceM)) * (b.t - a.t)
+        : b.t;
+    }
+  }
+  return null;
+}
+
+function gapSeconds(leader: RunnerState, s: RunnerState): number | null {
+  if (leader.finishMs !== null && s.finishMs !== null) return (s.finishMs - leader.finishMs) / 1000;
+  if (s.progress.length === 0) return null;
+  const mine = firstReached(s.progress, s.distanceM);
+  const theirs = timeAtDistance(leader.progress, s.distanceM);
+  if (mine === null || theirs === null) return null;
+  return Math.max(0, mine - theirs) / 1000;
+}
+
+function normalise(x: string): string {
+  return x.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
+}
+
+/** Keeps the overall Rank on each row (a filtered view of the race, not a category ranking). */
+export function filterLeaderboard(rows: LeaderboardRow[], f: LeaderboardFilter): LeaderboardRow[] {
+  const range = f.ageGroup ? parseAgeGroup(f.ageGroup) : null;
+  const tokens = f.search ? normalise(f.search).split(/\s+/).filter(Boolean) : [];
+  return rows.filter((row) => {
+    if (f.gender && row.Gender !== f.gender) return false;
+    if (f.ageGroup) {
+      // An unknown group matches nobody rather than everybody.
+      if (range === null || row.Age === null || row.Age < range.min || row.Age > range.max) return false;
+    }
+    if (tokens.length > 0) {
+      const bib = normalise(row.BibNumber ?? '');
+      if (tokens.length === 1 && bib !== '' && bib.startsWith(tokens[0])) return true;
+      const hay = normalise(`${row.FirstName} ${row.LastName} ${row.BibNumber ?? ''}`);
+      return tokens.every((t) => hay.includes(t));
+    }
+    return true;
+  });
+}

@@ -1,0 +1,346 @@
+/**
+ * Runner race state: places each fix at a distance along the course and derives status, pace and ETAs.
+ *
+ * Matching one fix (see `placeFix`):
+ * 1. All passes of the course within offCourseMeters of the fix come from the spatial index (`courseCandidates`).
+ *    None: the runner is off-course and does not advance.
+ * 2. Window: from the last known progress (d0 at t0), a pass is plausible if its distance lies in
+ *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M]. Among those, the nearest wins, with a
+ *    small penalty for straying from the distance predicted by the runner's recent speed — the only thing that
+ *    separates the two passes of an out-and-back, which lie at exactly the same distance from the fix.
+ * 3. Nothing plausible but a pass further ahead: a single wild fix must not jump anyone far ahead, so the jump is
+ *    kept pending and only taken when the next on-course fix continues from it. Only passes behind: stay put.
+ * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
+ */
+import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
+import {
+  DEFAULT_MATCH_OPTIONS,
+  type Fix,
+  type MatchOptions,
+  type PreparedCourse,
+  type ProgressPoint,
+  type RaceClock,
+  type RunnerState,
+} from './types';
+
+/** GPS noise (σ ≈ 10 m on each of two fixes) can put a runner this far behind their last position. */
+const BACK_TOLERANCE_M = 60;
+/** Slack on the forward bound for noise and a short burst above maxSpeed. */
+const FORWARD_TOLERANCE_M = 100;
+/** Metres of offset worth one metre of disagreement with the predicted distance (tie-break between passes). */
+const PREDICTION_WEIGHT = 0.2;
+/** Speed assumed before the runner's own is known (a 5:30 /km runner). */
+const DEFAULT_SPEED_MPS = 3;
+/** Within this of the course length, the course is covered. */
+const FINISH_TOLERANCE_M = 50;
+/** A fix this close to the finish point, with FINISH_MIN_FRACTION covered, is a finish. */
+const FINISH_RADIUS_M = 50;
+const FINISH_MIN_FRACTION = 0.95;
+/** Recent pace looks back this far. */
+const RECENT_WINDOW_MS = 20 * 60_000;
+/** ...but over at least this span, so one noisy ping does not make the pace. */
+const RECENT_MIN_SPAN_MS = 5 * 60_000;
+/** Below this much progress a pace is noise. */
+const MIN_PACE_DISTANCE_M = 100;
+
+export function resolveOptions(opts?: Partial<MatchOptions>): MatchOptions {
+  return { ...DEFAULT_MATCH_OPTIONS, ...stripUndefined(opts ?? {}) };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function emptyRunnerState(): RunnerState {
+  return {
+    distanceM: 0,
+    percent: 0,
+    status: 'not-started',
+    finishMs: null,
+    lastFix: null,
+    lastOnCourseMs: null,
+    elapsedMs: null,
+    paceSecPerKm: null,
+    recentPaceSecPerKm: null,
+    etaFinishMs: null,
+    nextWaypoint: null,
+    progress: [],
+    isOffCourse: false,
+    pendingJump: null,
+  };
+}
+
+/** Fixes by time; exact duplicates (same time) keep the first delivered. */
+export function sortFixes(fixes: readonly Fix[]): Fix[] {
+  const valid = fixes.filter((f) => Number.isFinite(f.t) && Number.isFinite(f.lat) && Number.isFinite(f.lon));
+  const sorted = valid.map((f, k) => ({ f, k })).sort((a, b) => a.f.t - b.f.t || a.k - b.k);
+  const out: Fix[] = [];
+  for (const { f } of sorted) if (out.length === 0 || out[out.length - 1].t !== f.t) out.push(f);
+  return out;
+}
+
+export function computeRunnerState(
+  course: PreparedCourse,
+  fixes: Fix[],
+  clock: RaceClock,
+  nowMs: number,
+  opts?: Partial<MatchOptions>,
+): RunnerState {
+  const o = resolveOptions(opts);
+  let state = emptyRunnerState();
+  for (const f of sortFixes(fixes)) state = applyFix(course, state, f, clock, o);
+  return refreshRunnerState(course, state, clock, nowMs, o);
+}
+
+/**
+ * Adds one fix. `allFixesSorted` is the runner's fixes in time order (with or without `fix`); it is only read when
+ * the fix is late (not newer than the last one), in which case the state is recomputed in time order.
+ */
+export function addFix(
+  course: PreparedCourse,
+  state: RunnerState,
+  allFixesSorted: Fix[],
+  fix: Fix,
+  clock: RaceClock,
+  nowMs: number,
+  opts?: Partial<MatchOptions>,
+): RunnerState {
+  const o = resolveOptions(opts);
+  if (state.lastFix === null || fix.t > state.lastFix.t) {
+    return refreshRunnerState(course, applyFix(course, cloneState(state), fix, clock, o), clock, nowMs, o);
+  }
+  const all = allFixesSorted.includes(fix) ? allFixesSorted : [...allFixesSorted, fix];
+  return computeRunnerState(course, all, clock, nowMs, o);
+}
+
+function cloneState(s: RunnerState): RunnerState {
+  return { ...s, progress: s.progress.slice() };
+}
+
+/** Fold one fix (newer than every fix already folded) into the state. Mutates and returns `s`. */
+function applyFix(
+  course: PreparedCourse,
+  s: RunnerState,
+  fix: Fix,
+  clock: RaceClock,
+  o: MatchOptions,
+): RunnerState {
+  if (clock.stopMs !== null && fix.t > clock.stopMs) return s;
+  s.lastFix = fix;
+  if (clock.startMs === null || fix.t < clock.startMs) return s;
+  if (s.finishMs !== null) return s;
+
+  const candidates = courseCandidates(course, fix.lat, fix.lon, o.offCourseMeters);
+  if (candidates.length === 0) {
+    s.isOffCourse = true;
+    s.pendingJump = null;
+    return s;
+  }
+  s.isOffCourse = false;
+  s.lastOnCourseMs = fix.t;
+
+  const start = clock.startMs;
+  const placed = placeFix(s, candidates, fix.t, lastProgress(s, start), start, o);
+  const from = placed?.from ?? lastProgress(s, start);
+  const L = course.lengthM;
+  if (placed !== null && placed.c.alongM >= L - FINISH_TOLERANCE_M) {
+    return finish(s, L, finishTime(course, from, fix.t, placed.c, s, start));
+  }
+  // The course is essentially covered and the runner is at the finish, whichever pass the geometry suggested.
+  if (from.distanceM >= FINISH_MIN_FRACTION * L && metresBetween(fix, course.finish) <= FINISH_RADIUS_M) {
+    return finish(s, L, fix.t);
+  }
+  if (placed === null) return s;
+  const d = Math.min(Math.max(placed.c.alongM, from.distanceM), L);
+  s.progress.push({ t: fix.t, distanceM: d });
+  s.distanceM = d;
+  return s;
+}
+
+function finish(s: RunnerState, lengthM: number, finishMs: number): RunnerState {
+  s.finishMs = finishMs;
+  s.progress.push({ t: finishMs, distanceM: lengthM });
+  s.distanceM = lengthM;
+  s.pendingJump = null;
+  return s;
+}
+
+function metresBetween(a: { lat: number; lon: number }, b: { lat: number; lon: number }): number {
+  const { kx, ky } = rulerFactors(a.lat);
+  let dLon = b.lon - a.lon;
+  if (dLon > 180) dLon -= 360;
+  if (dLon < -180) dLon += 360;
+  return Math.hypot(dLon * kx, (b.lat - a.lat) * ky);
+}
+
+function lastProgress(s: RunnerState, startMs: number): ProgressPoint {
+  return s.progress.length > 0 ? s.progress[s.progress.length - 1] : { t: startMs, distanceM: 0 };
+}
+
+/** Metres per second over the recent window of progress, else since the start, else a default. */
+function recentSpeed(s: RunnerState, startMs: number): number {
+  const p = s.progress;
+  if (p.length === 0) return DEFAULT_SPEED_MPS;
+  const last = p[p.length - 1];
+  const ref = recentReference(p, startMs);
+  const dt = (last.t - ref.t) / 1000;
+  const dd = last.distanceM - ref.distanceM;
+  return dt > 0 && dd > 0 ? dd / dt : DEFAULT_SPEED_MPS;
+}
+
+/**
+ * The progress point (or the start) about RECENT_WINDOW_MS before the last one, at least RECENT_MIN_SPAN_MS back
+ * when the history allows, so one noisy ping does not make the pace.
+ */
+function recentReference(p: ProgressPoint[], startMs: number): ProgressPoint {
+  // Position k in the virtual list [start, ...p].
+  const at = (k: number): ProgressPoint => (k === 0 ? { t: startMs, distanceM: 0 } : p[k - 1]);
+  const lastK = p.length;
+  const lastT = p[lastK - 1].t;
+  let k = lastK - 1;
+  while (k > 0 && lastT - at(k - 1).t <= RECENT_WINDOW_MS) k--;
+  while (k > 0 && lastT - at(k).t < RECENT_MIN_SPAN_MS) k--;
+  return at(Math.max(k, 0));
+}
+
+/** Choose the pass for this fix; null when it must not move the runner. */
+function placeFix(
+  s: RunnerState,
+  candidates: CourseCandidate[],
+  t: number,
+  last: ProgressPoint,
+  startMs: number,
+  o: MatchOptions,
+): { c: CourseCandidate; from: ProgressPoint } | null {
+  const inWindow = windowed(candidates, last, t, o);
+  if (inWindow.length > 0) {
+    s.pendingJump = null;
+    const predicted = last.distanceM + (recentSpeed(s, startMs) * Math.max(0, t - last.t)) / 1000;
+    return { c: best(inWindow, predicted), from: last };
+  }
+  // A pending jump confirmed by this fix: both fixes agree the runner is further on than the window allowed.
+  const pending = s.pendingJump;
+  if (pending !== null) {
+    const confirmed = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
+    if (confirmed.length > 0) {
+      s.pendingJump = null;
+      s.progress.push(pending);
+      s.distanceM = pending.distanceM;
+      return { c: best(confirmed, pending.distanceM), from: pending };
+    }
+  }
+  const ahead = candidates.filter((c) => c.alongM > last.distanceM);
+  s.pendingJump =
+    ahead.length > 0 ? { t, distanceM: ahead.reduce((a, b) => (b.alongM < a.alongM ? b : a)).alongM } : null;
+  return null;
+}
+
+function windowed(
+  candidates: CourseCandidate[],
+  from: ProgressPoint,
+  t: number,
+  o: MatchOptions,
+): CourseCandidate[] {
+  const lo = from.distanceM - BACK_TOLERANCE_M;
+  const hi = from.distanceM + (o.maxSpeedMps * Math.max(0, t - from.t)) / 1000 + FORWARD_TOLERANCE_M;
+  return candidates.filter((c) => c.alongM >= lo && c.alongM <= hi);
+}
+
+function best(candidates: CourseCandidate[], predictedM: number): CourseCandidate {
+  let bestC = candidates[0];
+  let bestCost = Infinity;
+  for (const c of candidates) {
+    const cost = c.offsetM + PREDICTION_WEIGHT * Math.abs(c.alongM - predictedM);
+    if (cost < bestCost) {
+      bestCost = cost;
+      bestC = c;
+    }
+  }
+  return bestC;
+}
+
+/**
+ * Finish time: interpolated between the previous progress and this fix when the fix is past the line; when the fix
+ * is just short of it (within FINISH_TOLERANCE_M), extrapolated at the runner's recent speed.
+ */
+function finishTime(
+  course: PreparedCourse,
+  prev: ProgressPoint,
+  t: number,
+  c: CourseCandidate,
+  s: RunnerState,
+  startMs: number,
+): number {
+  const L = course.lengthM;
+  const beyond = c.alongUnclampedM;
+  if (beyond > L && beyond > prev.distanceM && prev.distanceM < L) {
+    return Math.round(prev.t + ((L - prev.distanceM) / (beyond - prev.distanceM)) * (t - prev.t));
+  }
+  const speed = recentSpeed(s, startMs);
+  return Math.round(t + (Math.max(0, L - c.alongM) / Math.max(speed, 0.5)) * 1000);
+}
+
+/** Time-dependent fields (status, elapsed, paces, ETAs) for `nowMs`; call it to age states without new fixes. */
+export function refreshRunnerState(
+  course: PreparedCourse,
+  state: RunnerState,
+  clock: RaceClock,
+  nowMs: number,
+  opts?: Partial<MatchOptions>,
+): RunnerState {
+  const o = resolveOptions(opts);
+  const s: RunnerState = { ...state };
+  const L = course.lengthM;
+  s.percent = L > 0 ? Math.min(100, (s.distanceM / L) * 100) : 0;
+  const start = clock.startMs;
+  const clockNow = clock.stopMs !== null ? Math.min(nowMs, clock.stopMs) : nowMs;
+  const seenSinceStart = start !== null && s.lastFix !== null && s.lastFix.t >= start;
+
+  s.elapsedMs = null;
+  s.paceSecPerKm = null;
+  s.recentPaceSecPerKm = null;
+  s.etaFinishMs = null;
+  s.nextWaypoint = null;
+
+  if (start === null || !seenSinceStart) {
+    s.status = 'not-started';
+    return s;
+  }
+  if (s.finishMs !== null) {
+    s.status = 'finished';
+    s.elapsedMs = s.finishMs - start;
+    s.paceSecPerKm = L > 0 ? s.elapsedMs / L : null;
+    return s;
+  }
+  s.elapsedMs = Math.max(0, clockNow - start);
+  const lastFixT = s.lastFix!.t;
+  s.status = clockNow - lastFixT > o.staleAfterMs ? 'stale' : s.isOffCourse ? 'off-course' : 'racing';
+
+  const p = s.progress;
+  if (p.length === 0) return s;
+  const last = p[p.length - 1];
+  // ms per metre is seconds per kilometre.
+  if (last.distanceM >= MIN_PACE_DISTANCE_M && last.t > start)
+    s.paceSecPerKm = (last.t - start) / last.distanceM;
+  const ref = recentReference(p, start);
+  if (last.distanceM - ref.distanceM >= MIN_PACE_DISTANCE_M && last.t > ref.t) {
+    s.recentPaceSecPerKm = (last.t - ref.t) / (last.distanceM - ref.distanceM);
+  }
+  const pace = blendPace(s.paceSecPerKm, s.recentPaceSecPerKm);
+  if (pace !== null) s.etaFinishMs = Math.round(last.t + (L - last.distanceM) * pace);
+  const next = course.waypoints.find((w) => w.distanceM > s.distanceM + 1);
+  if (next) {
+    s.nextWaypoint = {
+      name: next.name,
+      distanceM: next.distanceM,
+      etaMs: pace !== null ? Math.round(last.t + (next.distanceM - last.distanceM) * pace) : null,
+    };
+  }
+  return s;
+}
+
+/** Half recent, half average: recent reacts to fatigue and stops, average keeps one fast stretch from misleading. */
+function blendPace(average: number | null, recent: number | null): number | null {
+  if (average !== null && recent !== null) return (average + recent) / 2;
+  return average ?? recent;
+}

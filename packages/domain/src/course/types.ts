@@ -1,0 +1,146 @@
+/**
+ * Types of the live-race domain: a prepared course, a runner's fixes and race state, and leaderboard rows.
+ * Everything here is plain data (JSON-safe except the typed arrays and the index of a PreparedCourse), so the server
+ * can keep states in memory and push rows over SSE unchanged.
+ */
+import type Flatbush from 'flatbush';
+
+export interface CourseInput {
+  /** [lon, lat, ele] in GeoJSON order, as parsed from GPX. */
+  points: [number, number, number | null][];
+  waypoints?: { name: string; lat: number; lon: number }[];
+}
+
+export interface CourseWaypoint {
+  name: string;
+  lat: number;
+  lon: number;
+  /** Distance along the course of this pass (a waypoint on a lap course appears once per lap). */
+  distanceM: number;
+}
+
+export interface PreparedCourse {
+  lengthM: number;
+  /** cumDist[i] = metres from the start to vertex i. */
+  cumDist: Float64Array;
+  lon: Float64Array;
+  lat: Float64Array;
+  /** Elevation per vertex, null where the GPX had none. */
+  ele: (number | null)[];
+  hasElevation: boolean;
+  start: { lat: number; lon: number };
+  finish: { lat: number; lon: number };
+  /** Start and finish within 50 m of each other (a loop, or an out-and-back back to the start). */
+  isLoop: boolean;
+  /** Waypoints projected onto the course, sorted by distance. */
+  waypoints: CourseWaypoint[];
+  /** Spatial index of the segments (segment i joins vertex i and i + 1), in degrees. */
+  index: Flatbush;
+}
+
+export interface Fix {
+  /** Epoch milliseconds, device time. */
+  t: number;
+  lat: number;
+  lon: number;
+}
+
+export interface MatchOptions {
+  /** A fix farther than this from the course marks the runner off-course and does not advance them. */
+  offCourseMeters: number;
+  /** Fastest plausible progress along the course; bounds the search window. */
+  maxSpeedMps: number;
+  /** No fix for longer than this while racing: stale (two missed 150 s intervals). */
+  staleAfterMs: number;
+}
+
+export const DEFAULT_MATCH_OPTIONS: MatchOptions = {
+  offCourseMeters: 200,
+  maxSpeedMps: 7,
+  staleAfterMs: 2 * 150_000,
+};
+
+export interface RaceClock {
+  /** When the race clock started (StartTime if already past when Start was pressed, else the press), or null. */
+  startMs: number | null;
+  /** When End Race stopped the clock, or null. */
+  stopMs: number | null;
+}
+
+export type RunnerStatus = 'not-started' | 'racing' | 'finished' | 'stale' | 'off-course';
+
+export interface ProgressPoint {
+  t: number;
+  distanceM: number;
+}
+
+export interface RunnerState {
+  distanceM: number;
+  percent: number;
+  status: RunnerStatus;
+  finishMs: number | null;
+  /** Newest fix received (also before the start, so the map can show runners on the start line). */
+  lastFix: Fix | null;
+  /** Time of the newest fix within the off-course threshold, since the start. */
+  lastOnCourseMs: number | null;
+  elapsedMs: number | null;
+  /** Average pace since the start, seconds per km. */
+  paceSecPerKm: number | null;
+  /** Pace over the last ~20 minutes of progress, seconds per km. */
+  recentPaceSecPerKm: number | null;
+  etaFinishMs: number | null;
+  nextWaypoint: { name: string; distanceM: number; etaMs: number | null } | null;
+  /** One point per on-course fix since the start, distances never decreasing. */
+  progress: ProgressPoint[];
+  /** The newest fix since the start was farther than offCourseMeters from the course. */
+  isOffCourse: boolean;
+  /**
+   * A forward jump too fast to be plausible, waiting for the next fix to confirm it (kept so the incremental path
+   * behaves exactly like a recomputation).
+   */
+  pendingJump: ProgressPoint | null;
+}
+
+export interface LeaderboardRunner {
+  RunnerId: number;
+  BibNumber: string | null;
+  FirstName: string;
+  LastName: string;
+  Gender: 'M' | 'F';
+  Age: number | null;
+  BatteryState: string | null;
+  state: RunnerState;
+}
+
+export interface LeaderboardRow {
+  Rank: number | null;
+  RunnerId: number;
+  BibNumber: string | null;
+  FirstName: string;
+  LastName: string;
+  Gender: 'M' | 'F';
+  Age: number | null;
+  Status: RunnerStatus;
+  DistanceKm: number | null;
+  Percent: number | null;
+  ElapsedSeconds: number | null;
+  PaceSecondsPerKm: number | null;
+  EtaFinish: string | null;
+  FinishTime: string | null;
+  LastPingTime: string | null;
+  Latitude: number | null;
+  Longitude: number | null;
+  BatteryState: string | null;
+  /** Seconds behind the leader (finish-time gap, or time since the leader passed this runner's distance). */
+  GapSeconds: number | null;
+  /** Kilometres behind the leader. */
+  GapKm: number | null;
+}
+
+export interface LeaderboardFilter {
+  gender?: 'M' | 'F';
+  /** One of AGE_GROUPS, or any 'A-B' / 'N+' / 'U20' range. */
+  ageGroup?: string;
+  /** Bib or name, case- and accent-insensitive. */
+  search?: string;
+}
