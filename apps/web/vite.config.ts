@@ -1,8 +1,61 @@
-import { defineConfig } from 'vite';
+import { gzipSync } from 'node:zlib';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
+/** The first screen's JavaScript budget (issue #4): entry chunk plus everything it imports statically. */
+const FIRST_SCREEN_BUDGET_KB = 150;
+
+/**
+ * Prints the gzipped size of what the browser must download before the first screen renders, and fails the
+ * build when it exceeds the budget. Lazy chunks (the live map) are not counted: they load after.
+ */
+function firstScreenBudget(): Plugin {
+  return {
+    name: 'first-screen-budget',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const chunks = new Map<string, { code: string; imports: string[]; css: string[] }>();
+      const css = new Map<string, string>();
+      let entry: string | undefined;
+      for (const [fileName, item] of Object.entries(bundle)) {
+        if (item.type === 'chunk') {
+          const importedCss = (item as { viteMetadata?: { importedCss: Set<string> } }).viteMetadata
+            ?.importedCss;
+          chunks.set(fileName, { code: item.code, imports: item.imports, css: [...(importedCss ?? [])] });
+          if (item.isEntry) entry = fileName;
+        } else if (fileName.endsWith('.css')) {
+          css.set(
+            fileName,
+            typeof item.source === 'string' ? item.source : Buffer.from(item.source).toString(),
+          );
+        }
+      }
+      if (!entry) return;
+      const seen = new Set<string>();
+      const visit = (name: string) => {
+        if (seen.has(name) || !chunks.has(name)) return;
+        seen.add(name);
+        for (const imp of chunks.get(name)!.imports) visit(imp);
+      };
+      visit(entry);
+      const gz = (s: string) => gzipSync(s, { level: 9 }).length;
+      const jsBytes = [...seen].reduce((sum, name) => sum + gz(chunks.get(name)!.code), 0);
+      const firstCss = new Set([...seen].flatMap((name) => chunks.get(name)!.css));
+      const cssBytes = [...firstCss].reduce((sum, name) => sum + gz(css.get(name) ?? ''), 0);
+      const kb = (n: number) => (n / 1024).toFixed(1);
+      const line =
+        `first-screen JS: ${kb(jsBytes)} KB gzipped in ${seen.size} chunk(s) (budget ${FIRST_SCREEN_BUDGET_KB} KB)` +
+        `; CSS: ${kb(cssBytes)} KB gzipped`;
+      console.log(`\n${line}`);
+      if (jsBytes > FIRST_SCREEN_BUDGET_KB * 1024) {
+        this.error(`${line}: over budget. Move heavy code behind React.lazy/import().`);
+      }
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), firstScreenBudget()],
   build: { outDir: 'dist', sourcemap: true },
   server: { proxy: { '/api': 'http://localhost:3000', '/oidc': 'http://localhost:3000' } },
 });

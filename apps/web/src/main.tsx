@@ -1,12 +1,27 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router';
+import './styles.css';
+import { AppConfigContext, fetchAppConfig } from './app/app-config';
+import { AuthProvider, getAccessToken } from './app/auth-adapter';
+import { createAppRouter } from './app/router';
+import { setAccessTokenSource } from './lib/api-client';
 
-function App() {
-  return <h1>RaceBeacon</h1>;
+async function start() {
+  // Configuration first: the product name, contact e-mail and sign-in settings shape every screen.
+  const config = await fetchAppConfig();
+  document.title = config.productName;
+  setAccessTokenSource(getAccessToken);
+  const router = createAppRouter();
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <AppConfigContext.Provider value={config}>
+        <AuthProvider config={config.auth}>
+          <RouterProvider router={router} />
+        </AuthProvider>
+      </AppConfigContext.Provider>
+    </StrictMode>,
+  );
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+void start();

@@ -1,0 +1,37 @@
+import { createContext, useContext } from 'react';
+
+/** GET /api/config: what the browser needs to know about this deployment. */
+export interface AppConfig {
+  productName: string;
+  contactEmail: string;
+  /** Passed through to the auth layer as is. */
+  auth: Record<string, unknown>;
+  map: { tileUrl: string; tileAttribution: string };
+}
+
+const FALLBACK: AppConfig = {
+  productName: 'RaceBeacon',
+  contactEmail: 'contact@racebeacon.example',
+  auth: {},
+  map: { tileUrl: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', tileAttribution: '' },
+};
+
+/**
+ * Read once at startup, before any route renders: product name and contact email are configuration, not code.
+ * A plain fetch (not the API client) so a missing endpoint does not block the app: the defaults match the
+ * server's own defaults.
+ */
+export async function fetchAppConfig(): Promise<AppConfig> {
+  try {
+    const res = await fetch('/api/config', { headers: { Accept: 'application/json' } });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const data = (await res.json()) as Partial<AppConfig>;
+    return { ...FALLBACK, ...data, map: { ...FALLBACK.map, ...data.map } };
+  } catch (err) {
+    console.warn('Could not load /api/config, using defaults:', err);
+    return FALLBACK;
+  }
+}
+
+export const AppConfigContext = createContext<AppConfig>(FALLBACK);
+export const useAppConfig = (): AppConfig => useContext(AppConfigContext);

@@ -1,0 +1,25 @@
+import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
+import { paths } from './paths';
+
+/** The router's error screen (seed-spec section 8). */
+export function ErrorScreen() {
+  const error = useRouteError();
+  const detail = isRouteErrorResponse(error)
+    ? `${error.status} ${error.statusText}`
+    : error instanceof Error
+      ? error.message
+      : typeof error === 'string'
+        ? error
+        : null;
+  return (
+    <main className="container main error-screen">
+      <h1>Unexpected Application Error!</h1>
+      {detail && <p className="error-detail">{detail}</p>}
+      <p>
+        <Link to={paths.home} className="btn btn-primary" reloadDocument>
+          Back to the home page
+        </Link>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,100 @@
+import { NavLink, Outlet, Link, ScrollRestoration } from 'react-router';
+import { useAuth } from './auth-adapter';
+import { useAppConfig } from './app-config';
+import { paths } from './paths';
+import { SpinnerOverlay, useBusy } from './spinner';
+import { LogoMark } from './logo';
+
+function Nav() {
+  const auth = useAuth();
+  const signedIn = auth.status === 'active' && !!auth.account;
+  const cls = ({ isActive }: { isActive: boolean }) => (isActive ? 'nav-link active' : 'nav-link');
+  return (
+    <nav aria-label="Main" className="nav">
+      <NavLink to={paths.home} end className={cls}>
+        Home
+      </NavLink>
+      <NavLink to={paths.races} className={cls}>
+        Races
+      </NavLink>
+      {signedIn && (
+        <NavLink to={paths.myRaces} className={cls}>
+          My Races
+        </NavLink>
+      )}
+      {signedIn && auth.isAdmin && (
+        <>
+          <NavLink to={paths.raceRequests} className={cls}>
+            Race Requests
+          </NavLink>
+          <NavLink to={paths.devices} className={cls}>
+            Devices
+          </NavLink>
+        </>
+      )}
+      <span className="nav-spacer" />
+      {signedIn ? (
+        <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.logout()}>
+          Logout
+        </button>
+      ) : (
+        <>
+          <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.login()}>
+            Director Login
+          </button>
+          <button type="button" className="btn btn-primary nav-btn" onClick={() => void auth.signup()}>
+            Director SignUp
+          </button>
+        </>
+      )}
+    </nav>
+  );
+}
+
+export function Layout() {
+  const { productName } = useAppConfig();
+  const auth = useAuth();
+  const busy = useBusy();
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div className="app-shell" inert={busy} aria-busy={busy}>
+        <header className="site-header">
+          <div className="container header-inner">
+            <Link to={paths.home} className="brand">
+              <LogoMark size={28} />
+              <span>{productName}</span>
+            </Link>
+            {auth.status === 'active' && auth.account && (
+              <span className="account-chip" title={auth.account.email}>
+                {auth.account.name ?? auth.account.email ?? 'Signed in'}
+                {auth.isAdmin && <span className="badge badge-accent">Admin</span>}
+              </span>
+            )}
+          </div>
+          <div className="container">
+            <Nav />
+          </div>
+        </header>
+        <main id="main" className="container main" tabIndex={-1}>
+          <Outlet />
+        </main>
+        <footer className="site-footer">
+          <div className="container footer-inner">
+            <span>
+              © {new Date().getFullYear()} {productName}
+            </span>
+            <span className="footer-links">
+              <Link to={paths.privacy}>Privacy policy</Link>
+              <Link to={paths.terms}>Terms of service</Link>
+            </span>
+          </div>
+        </footer>
+      </div>
+      <SpinnerOverlay busy={busy} />
+      <ScrollRestoration />
+    </>
+  );
+}

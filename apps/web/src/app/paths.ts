@@ -1,0 +1,17 @@
+/** Every route path of the app, in one place (seed-spec section 2). */
+export const paths = {
+  home: '/',
+  races: '/races',
+  race: (id: number | string) => `/race/${id}`,
+  unapprovedRace: (id: number | string) => `/race/unapproved/${id}`,
+  myRaces: '/my-races',
+  raceRequests: '/race-requests',
+  devices: '/add-device',
+  privacy: '/privacy-policy',
+  terms: '/terms-of-service',
+} as const;
+
+export const routePatterns = {
+  race: '/race/:raceId',
+  unapprovedRace: '/race/unapproved/:raceId',
+} as const;

@@ -1,0 +1,50 @@
+import { createBrowserRouter } from 'react-router';
+import { Layout } from './layout';
+import { ErrorScreen } from './error-screen';
+import { RequireAdmin, RequireSignedIn } from './guards';
+import { paths, routePatterns } from './paths';
+import { HomePage } from '../features/home/home-page';
+import { RacesPage } from '../features/races/races-page';
+import { RaceDetailPage } from '../features/races/race-detail-page';
+import { MyRacesPage } from '../features/races/my-races-page';
+import { RaceRequestsPage } from '../features/requests/race-requests-page';
+import { DevicesPage } from '../features/devices/devices-page';
+import { PrivacyPage } from '../features/legal/privacy-page';
+import { TermsPage } from '../features/legal/terms-page';
+import { NotFoundPage } from './not-found';
+
+export function createAppRouter() {
+  return createBrowserRouter([
+    {
+      element: <Layout />,
+      errorElement: <ErrorScreen />,
+      children: [
+        {
+          errorElement: <ErrorScreen />,
+          children: [
+            { path: paths.home, element: <HomePage /> },
+            { path: paths.races, element: <RacesPage /> },
+            { path: routePatterns.race, element: <RaceDetailPage unapproved={false} /> },
+            { path: paths.privacy, element: <PrivacyPage /> },
+            { path: paths.terms, element: <TermsPage /> },
+            {
+              element: <RequireSignedIn />,
+              children: [
+                { path: routePatterns.unapprovedRace, element: <RaceDetailPage unapproved /> },
+                { path: paths.myRaces, element: <MyRacesPage /> },
+              ],
+            },
+            {
+              element: <RequireAdmin />,
+              children: [
+                { path: paths.raceRequests, element: <RaceRequestsPage /> },
+                { path: paths.devices, element: <DevicesPage /> },
+              ],
+            },
+            { path: '*', element: <NotFoundPage /> },
+          ],
+        },
+      ],
+    },
+  ]);
+}

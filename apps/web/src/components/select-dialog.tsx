@@ -1,0 +1,81 @@
+import { useEffect, useId, useRef, useState } from 'react';
+
+export interface SelectOption {
+  value: string;
+  label: string;
+}
+
+/**
+ * A modal picker (native <dialog>: focus is trapped and Escape closes it). Confirm stays disabled until a choice
+ * is made (seed-spec section 5).
+ */
+export function SelectDialog({
+  title,
+  label,
+  options,
+  emptyText,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  label: string;
+  options: SelectOption[] | undefined;
+  emptyText: string;
+  onConfirm(value: string): void;
+  onClose(): void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [value, setValue] = useState('');
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (value) onConfirm(value);
+        }}
+      >
+        <h2 id={`${id}-title`}>{title}</h2>
+        {options === undefined ? (
+          <p>Loading…</p>
+        ) : options.length === 0 ? (
+          <p className="muted">{emptyText}</p>
+        ) : (
+          <div className="field">
+            <label htmlFor={`${id}-select`}>{label}</label>
+            <select id={`${id}-select`} value={value} onChange={(e) => setValue(e.target.value)} autoFocus>
+              <option value="">Choose…</option>
+              {options.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={!value}>
+            Confirm
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

@@ -1,0 +1,101 @@
+import { useId, useRef } from 'react';
+import type { Course } from '@racebeacon/domain';
+import { formatKm, formatMetres } from '../../lib/format';
+import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
+import { courseApi } from './api';
+
+/** The course: a map link with length and climb; the owner uploads a GPX file or deletes the course. */
+export function CourseSection({
+  raceId,
+  course,
+  canManage,
+  onChanged,
+}: {
+  raceId: number;
+  course: Course | null;
+  canManage: boolean;
+  onChanged(): Promise<void>;
+}) {
+  const fileRef = useRef<HTMLInputElement>(null);
+  const id = useId();
+
+  async function upload() {
+    const file = fileRef.current?.files?.[0];
+    if (!file) {
+      window.alert(ALERT.gpxFile);
+      return;
+    }
+    await courseApi.upload(raceId, file).catch(() => undefined);
+    if (fileRef.current) fileRef.current.value = '';
+    await onChanged();
+  }
+
+  async function remove() {
+    if (!course || !confirmed(CONFIRM.deleteCourse)) return;
+    await courseApi.remove(raceId, course.CourseId).catch(() => undefined);
+    await onChanged();
+  }
+
+  return (
+    <section className="card course-card" aria-labelledby={`${id}-title`} data-testid="course-section">
+      <h2 id={`${id}-title`}>Course</h2>
+      {course ? (
+        <>
+          {course.Name && <p className="course-name">{course.Name}</p>}
+          <dl className="stats">
+            <div>
+              <dt>Length</dt>
+              <dd data-testid="course-length">{formatKm(course.LengthM)}</dd>
+            </div>
+            <div>
+              <dt>Climb</dt>
+              <dd data-testid="course-climb">{formatMetres(course.ClimbM)}</dd>
+            </div>
+            {course.Waypoints?.length > 0 && (
+              <div>
+                <dt>Checkpoints</dt>
+                <dd>{course.Waypoints.length}</dd>
+              </div>
+            )}
+          </dl>
+          <p className="course-links">
+            <a href={course.MapUrl} target="_blank" rel="noopener noreferrer" className="btn btn-secondary">
+              View course map<span className="visually-hidden"> (opens in a new tab)</span>
+            </a>
+            {course.GpxUrl && (
+              <a href={course.GpxUrl} className="link-muted" download>
+                Download GPX
+              </a>
+            )}
+          </p>
+          {canManage && (
+            <div className="card-actions">
+              <button type="button" className="btn btn-danger btn-small" onClick={() => void remove()}>
+                Delete course
+              </button>
+            </div>
+          )}
+        </>
+      ) : (
+        <p className="muted">No course has been uploaded yet.</p>
+      )}
+      {canManage && !course && (
+        <form
+          className="upload-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void upload();
+          }}
+        >
+          <div className="field">
+            <label htmlFor={`${id}-file`}>GPX file</label>
+            <input id={`${id}-file`} ref={fileRef} type="file" name="file" accept=".gpx" />
+          </div>
+          <button type="submit" className="btn btn-primary">
+            Upload course
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+import { useState } from 'react';
+import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
+import { paths } from '../../app/paths';
+import { fromLocalInput } from '../../lib/format';
+import { useResource } from '../../lib/use-resource';
+import { directorRacesApi } from './api';
+import { directorFlags, RaceCard } from './race-card';
+import { emptyRaceFields, RaceFields, type RaceFieldValues } from './race-fields';
+
+/** /my-races: the signed-in director's races and the race creation form. */
+export function MyRacesPage() {
+  const races = useResource(() => directorRacesApi.list(), []);
+  const [adding, setAdding] = useState(false);
+  const [values, setValues] = useState<RaceFieldValues>(emptyRaceFields);
+
+  async function create() {
+    await directorRacesApi.create({
+      Name: values.Name.trim(),
+      Description: values.Description,
+      Location: values.Location,
+      StartTime: fromLocalInput(values.StartTime),
+    });
+    setValues(emptyRaceFields);
+    setAdding(false);
+    await races.reload();
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="My Races"
+        actions={
+          <button
+            type="button"
+            className={adding ? 'btn btn-ghost' : 'btn btn-primary'}
+            aria-expanded={adding}
+            aria-controls="create-race"
+            onClick={() => setAdding((a) => !a)}
+          >
+            {adding ? 'Cancel' : 'Add Race +'}
+          </button>
+        }
+      >
+        Races you direct. New races are visible to the public once an administrator approves them.
+      </PageHeader>
+      {adding && (
+        <form
+          id="create-race"
+          className="card form-card"
+          aria-label="New race"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create().catch(() => undefined);
+          }}
+        >
+          <h2>New race</h2>
+          <RaceFields values={values} onChange={setValues} />
+          <div className="form-actions">
+            <button type="submit" className="btn btn-primary">
+              Create Race
+            </button>
+          </div>
+        </form>
+      )}
+      {races.data === undefined ? (
+        races.error ? (
+          <EmptyState title="Your races could not be loaded." />
+        ) : (
+          <PageSpinner />
+        )
+      ) : races.data.length === 0 ? (
+        <EmptyState title="You have no races yet.">Use 'Add Race +' to create your first race.</EmptyState>
+      ) : (
+        <div className="card-grid">
+          {races.data.map((race) => (
+            <RaceCard
+              key={race.RaceId}
+              race={race}
+              to={race.Approved ? paths.race(race.RaceId) : paths.unapprovedRace(race.RaceId)}
+              fields={directorFlags(race)}
+            />
+          ))}
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,56 @@
+import type { Race } from '@racebeacon/domain';
+import { Link } from 'react-router';
+import { formatDateTime, yn } from '../../lib/format';
+import { StagePill } from './race-status';
+
+export interface RaceCardField {
+  label: string;
+  value: string;
+}
+
+/**
+ * A race as a card; the whole card is one link (its title), so it is a single tab stop and the click area is
+ * the card. `fields` are the Y/N flags each list shows (they differ between Races and My Races).
+ */
+export function RaceCard({ race, to, fields }: { race: Race; to: string; fields: RaceCardField[] }) {
+  return (
+    <article className="card race-card" data-testid="race-card">
+      <div className="race-card-top">
+        <h2 className="race-card-title">
+          <Link to={to} className="stretched-link">
+            {race.Name}
+          </Link>
+        </h2>
+        <StagePill race={race} />
+      </div>
+      <p className="race-card-desc">{race.Description || 'No description yet.'}</p>
+      <dl className="facts">
+        <div>
+          <dt>Location</dt>
+          <dd>{race.Location || '-'}</dd>
+        </div>
+        <div>
+          <dt>StartTime</dt>
+          <dd>{formatDateTime(race.StartTime)}</dd>
+        </div>
+        {fields.map((f) => (
+          <div key={f.label}>
+            <dt>{f.label}</dt>
+            <dd className="yn">{f.value}</dd>
+          </div>
+        ))}
+      </dl>
+    </article>
+  );
+}
+
+export const publicFlags = (race: Race): RaceCardField[] => [
+  { label: 'HasStarted', value: yn(race.HasStarted) },
+  { label: 'HasFinished', value: yn(race.HasFinished) },
+];
+
+export const directorFlags = (race: Race): RaceCardField[] => [
+  { label: 'Started', value: yn(race.HasStarted) },
+  { label: 'Finished', value: yn(race.HasFinished) },
+  { label: 'Approved', value: yn(race.Approved) },
+];

@@ -1,0 +1,111 @@
+import { useId, useState } from 'react';
+import type { Gender } from '@racebeacon/domain';
+
+export interface RunnerFieldValues {
+  FirstName: string;
+  LastName: string;
+  BibNumber: string;
+  Gender: Gender;
+  Age: string;
+}
+
+export const emptyRunner: RunnerFieldValues = {
+  FirstName: '',
+  LastName: '',
+  BibNumber: '',
+  Gender: 'M',
+  Age: '',
+};
+
+/** Add or edit a runner. Gender is M or F, M by default (seed-spec section 5). */
+export function RunnerForm({
+  initial,
+  submitLabel,
+  onSubmit,
+  onCancel,
+  title,
+}: {
+  initial: RunnerFieldValues;
+  submitLabel: string;
+  title: string;
+  onSubmit(values: RunnerFieldValues): Promise<void>;
+  onCancel(): void;
+}) {
+  const [values, setValues] = useState(initial);
+  const id = useId();
+  const set = (key: keyof RunnerFieldValues) => (e: { target: { value: string } }) =>
+    setValues((v) => ({ ...v, [key]: e.target.value }));
+  return (
+    <form
+      className="runner-form"
+      aria-label={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(values).catch(() => undefined);
+      }}
+    >
+      <div className="form-grid runner-grid">
+        <div className="field">
+          <label htmlFor={`${id}-first`}>FirstName</label>
+          <input
+            id={`${id}-first`}
+            name="FirstName"
+            required
+            maxLength={100}
+            value={values.FirstName}
+            onChange={set('FirstName')}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-last`}>LastName</label>
+          <input
+            id={`${id}-last`}
+            name="LastName"
+            required
+            maxLength={100}
+            value={values.LastName}
+            onChange={set('LastName')}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-bib`}>BibNumber</label>
+          <input
+            id={`${id}-bib`}
+            name="BibNumber"
+            maxLength={20}
+            value={values.BibNumber}
+            onChange={set('BibNumber')}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-gender`}>Gender</label>
+          <select id={`${id}-gender`} name="Gender" value={values.Gender} onChange={set('Gender')}>
+            <option value="M">M</option>
+            <option value="F">F</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-age`}>Age</label>
+          <input
+            id={`${id}-age`}
+            name="Age"
+            type="number"
+            min={0}
+            max={120}
+            inputMode="numeric"
+            value={values.Age}
+            onChange={set('Age')}
+          />
+        </div>
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary">
+          {submitLabel}
+        </button>
+        <button type="button" className="btn btn-ghost" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

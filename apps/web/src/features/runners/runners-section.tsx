@@ -1,0 +1,227 @@
+import { Fragment, useId, useState } from 'react';
+import type { PublicRunner, Runner } from '@racebeacon/domain';
+import { SelectDialog } from '../../components/select-dialog';
+import { CONFIRM, confirmed } from '../../lib/confirm';
+import { directorDevicesApi } from '../devices/api';
+import { runnersApi } from './api';
+import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
+import type { Device } from '@racebeacon/domain';
+
+const toBody = (v: RunnerFieldValues) => ({
+  FirstName: v.FirstName.trim(),
+  LastName: v.LastName.trim(),
+  BibNumber: v.BibNumber.trim() || null,
+  Gender: v.Gender,
+  Age: v.Age === '' ? null : Number(v.Age),
+});
+
+const toValues = (r: PublicRunner): RunnerFieldValues => ({
+  FirstName: r.FirstName,
+  LastName: r.LastName,
+  BibNumber: r.BibNumber ?? '',
+  Gender: r.Gender,
+  Age: r.Age === null || r.Age === undefined ? '' : String(r.Age),
+});
+
+const deviceOf = (r: PublicRunner): number | null =>
+  'DeviceId' in r ? ((r as Runner).DeviceId ?? null) : null;
+
+/**
+ * The runners table. The race director adds, edits and deletes runners and hands devices to them; device
+ * assignment is offered only for approved races (seed-spec section 4).
+ */
+export function RunnersSection({
+  raceId,
+  runners,
+  canManage,
+  canAssignDevices,
+  onChanged,
+}: {
+  raceId: number;
+  runners: PublicRunner[];
+  canManage: boolean;
+  canAssignDevices: boolean;
+  onChanged(): Promise<void>;
+}) {
+  const id = useId();
+  const [adding, setAdding] = useState(false);
+  const [editingId, setEditingId] = useState<number | null>(null);
+  const [assignTo, setAssignTo] = useState<PublicRunner | null>(null);
+  const [available, setAvailable] = useState<Device[] | undefined>();
+  const sorted = [...runners].sort(
+    (a, b) =>
+      (a.BibNumber ?? '').localeCompare(b.BibNumber ?? '', undefined, { numeric: true }) ||
+      a.LastName.localeCompare(b.LastName),
+  );
+  const columns = 4 + (canAssignDevices ? 1 : 0) + (canManage ? 1 : 0);
+
+  async function add(values: RunnerFieldValues) {
+    await runnersApi.create(raceId, toBody(values));
+    setAdding(false);
+    await onChanged();
+  }
+
+  async function save(runner: PublicRunner, values: RunnerFieldValues) {
+    await runnersApi.update(raceId, { ...(runner as Runner), ...toBody(values) });
+    setEditingId(null);
+    await onChanged();
+  }
+
+  async function remove(runner: PublicRunner) {
+    if (!confirmed(CONFIRM.deleteRunner)) return;
+    await runnersApi.remove(raceId, runner.RunnerId).catch(() => undefined);
+    await onChanged();
+  }
+
+  function openAssign(runner: PublicRunner) {
+    setAvailable(undefined);
+    setAssignTo(runner);
+    directorDevicesApi
+      .available(raceId)
+      .then(setAvailable)
+      .catch(() => setAvailable([]));
+  }
+
+  async function assign(deviceId: string) {
+    const runner = assignTo;
+    setAssignTo(null);
+    if (!runner) return;
+    await directorDevicesApi.assignRunner(Number(deviceId), raceId, runner.RunnerId).catch(() => undefined);
+    await onChanged();
+  }
+
+  async function unassign(deviceId: number) {
+    if (!confirmed(CONFIRM.unassignDevice)) return;
+    await directorDevicesApi.unassign(deviceId, raceId).catch(() => undefined);
+    await onChanged();
+  }
+
+  return (
+    <section className="card runners-card" aria-labelledby={`${id}-title`} data-testid="runners-section">
+      <div className="section-head">
+        <h2 id={`${id}-title`}>
+          Runners <span className="count">{runners.length}</span>
+        </h2>
+        {canManage && !adding && (
+          <button type="button" className="btn btn-primary btn-small" onClick={() => setAdding(true)}>
+            Add Runner +
+          </button>
+        )}
+      </div>
+      {adding && (
+        <RunnerForm
+          title="New runner"
+          initial={emptyRunner}
+          submitLabel="Add Runner"
+          onSubmit={add}
+          onCancel={() => setAdding(false)}
+        />
+      )}
+      {runners.length === 0 ? (
+        <p className="muted">No runners registered yet.</p>
+      ) : (
+        <table className="table responsive-table runners-table" aria-labelledby={`${id}-title`}>
+          <thead>
+            <tr>
+              <th scope="col">Bib</th>
+              <th scope="col">Name</th>
+              <th scope="col">Gender</th>
+              <th scope="col">Age</th>
+              {canAssignDevices && <th scope="col">Device</th>}
+              {canManage && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {sorted.map((r) => {
+              const deviceId = deviceOf(r);
+              const fullName = `${r.FirstName} ${r.LastName}`;
+              return (
+                <Fragment key={r.RunnerId}>
+                  {editingId === r.RunnerId ? (
+                    <tr className="editing-row">
+                      <td colSpan={columns}>
+                        <RunnerForm
+                          title={`Edit ${fullName}`}
+                          initial={toValues(r)}
+                          submitLabel="Save"
+                          onSubmit={(v) => save(r, v)}
+                          onCancel={() => setEditingId(null)}
+                        />
+                      </td>
+                    </tr>
+                  ) : (
+                    <tr data-testid="runner-row">
+                      <td data-label="Bib" className="bib">
+                        {r.BibNumber ?? '-'}
+                      </td>
+                      <th scope="row" data-label="Name">
+                        {fullName}
+                      </th>
+                      <td data-label="Gender">{r.Gender}</td>
+                      <td data-label="Age">{r.Age ?? '-'}</td>
+                      {canAssignDevices && (
+                        <td data-label="Device">
+                          {deviceId ? (
+                            <span className="device-cell">
+                              <span className="pill pill-accent">Device #{deviceId}</span>
+                              <button
+                                type="button"
+                                className="btn btn-small btn-ghost"
+                                onClick={() => void unassign(deviceId)}
+                              >
+                                Unassign
+                              </button>
+                            </span>
+                          ) : (
+                            <button type="button" className="btn btn-small" onClick={() => openAssign(r)}>
+                              Assign device
+                            </button>
+                          )}
+                        </td>
+                      )}
+                      {canManage && (
+                        <td className="row-actions">
+                          <button
+                            type="button"
+                            className="btn btn-small"
+                            onClick={() => {
+                              setAdding(false);
+                              setEditingId(r.RunnerId);
+                            }}
+                          >
+                            Edit
+                          </button>
+                          <button
+                            type="button"
+                            className="btn btn-small btn-danger"
+                            onClick={() => void remove(r)}
+                          >
+                            Delete
+                          </button>
+                        </td>
+                      )}
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {assignTo && (
+        <SelectDialog
+          title={`Assign a device to ${assignTo.FirstName} ${assignTo.LastName}`}
+          label="Device"
+          options={available?.map((d) => ({ value: String(d.DeviceId), label: d.Name }))}
+          emptyText="No device is available for this race. An administrator assigns devices to races."
+          onConfirm={(v) => void assign(v)}
+          onClose={() => setAssignTo(null)}
+        />
+      )}
+    </section>
+  );
+}

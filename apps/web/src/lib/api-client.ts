@@ -1,0 +1,112 @@
+/**
+ * The one API client (seed-spec section 7): base path /api, bearer token when signed in, JSON unless a file is
+ * sent, JSON responses, a non-OK response rejects with its parsed body after logging 'API Fetch Error:'.
+ * Every call that does not opt out with { background: true } counts as "in flight" and drives the global
+ * spinner overlay, which blocks input while any such call runs (seed-spec section 2).
+ */
+
+export const API_BASE = '/api';
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** A plain object is sent as JSON; FormData is sent as multipart (the browser sets the boundary). */
+  body?: unknown;
+  /** Background refreshes do not show the spinner. */
+  background?: boolean;
+  signal?: AbortSignal;
+  /** Resolve a 404 as null instead of rejecting (e.g. a race that has no course yet is not an error). */
+  notFoundAsNull?: boolean;
+}
+
+/** The rejection value of a failed call: the parsed body, plus the status for callers that branch on it. */
+export interface ApiFailure {
+  status: number;
+  error?: string;
+  message?: string;
+  [key: string]: unknown;
+}
+
+type TokenSource = () => Promise<string | null>;
+let tokenSource: TokenSource = async () => null;
+
+/** Wired once by the app to the auth layer's getAccessToken(). */
+export function setAccessTokenSource(source: TokenSource): void {
+  tokenSource = source;
+}
+
+// --- in-flight counter (a tiny external store for useSyncExternalStore) ---
+let inFlight = 0;
+const listeners = new Set<() => void>();
+function bump(delta: number) {
+  inFlight += delta;
+  for (const l of listeners) l();
+}
+export function subscribeInFlight(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+export function getInFlight(): number {
+  return inFlight;
+}
+
+async function parseBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { message: text };
+  }
+}
+
+export async function apiFetch<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const counted = !opts.background;
+  if (counted) bump(1);
+  try {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const token = await tokenSource().catch(() => null);
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let body: BodyInit | undefined;
+    if (opts.body instanceof FormData) {
+      body = opts.body;
+    } else if (opts.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(`${API_BASE}${path}`, {
+        method: opts.method ?? 'GET',
+        headers,
+        body,
+        signal: opts.signal,
+      });
+    } catch (err) {
+      console.error('API Fetch Error:', err);
+      throw { status: 0, error: 'network_error', message: String(err) } satisfies ApiFailure;
+    }
+    if (res.status === 404 && opts.notFoundAsNull) return null as T;
+    const data = await parseBody(res);
+    if (!res.ok) {
+      const failure: ApiFailure = {
+        ...(data && typeof data === 'object' ? (data as object) : { message: String(data ?? '') }),
+        status: res.status,
+      };
+      console.error('API Fetch Error:', failure);
+      throw failure;
+    }
+    return data as T;
+  } finally {
+    if (counted) bump(-1);
+  }
+}
+
+export const api = {
+  get: <T>(path: string, opts?: Omit<RequestOptions, 'method' | 'body'>) => apiFetch<T>(path, opts),
+  post: <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'method' | 'body'>) =>
+    apiFetch<T>(path, { ...opts, method: 'POST', body }),
+  put: <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'method' | 'body'>) =>
+    apiFetch<T>(path, { ...opts, method: 'PUT', body }),
+  del: <T>(path: string, opts?: Omit<RequestOptions, 'method' | 'body'>) =>
+    apiFetch<T>(path, { ...opts, method: 'DELETE' }),
+};

@@ -1,0 +1,20 @@
+/** The spec's confirmation texts (seed-spec section 5), verbatim, in one place. */
+export const CONFIRM = {
+  deleteRunner: 'Are you sure you want to delete this runner?',
+  deleteRace: 'Are you sure you want to delete this race?',
+  deleteCourse: 'Are you sure you want to delete this course?',
+  deleteDevice: 'Are you sure you want to delete this device?',
+  unassignDevice: 'Are you sure you want to unassign this device?',
+  startRace: 'Are you sure you want to start this race?',
+  endRace: 'Are you sure you want to end this race?',
+  approveRace: 'Are you sure you want to approve this race?',
+} as const;
+
+export const ALERT = {
+  deviceName: 'Please enter a name',
+  gpxFile: 'Please select a GPX file first.',
+} as const;
+
+export function confirmed(text: string): boolean {
+  return window.confirm(text);
+}
