@@ -8,6 +8,8 @@ import oidcPlugin from './oidc/plugin';
 import configRoutes from './routes/config';
 import eventsPlugin from './events/plugin';
 import webAppPlugin from './plugins/web-app';
+import openApiPlugin from './plugins/openapi';
+import apiRoutes from './routes';
 import './types';
 
 export interface BuildAppOptions {
@@ -46,11 +48,13 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(authPlugin);
   await app.register(oidcPlugin);
   await app.register(eventsPlugin);
+  await app.register(openApiPlugin);
   // oidc provider, event bus register here
 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
   await app.register(configRoutes);
+  await app.register(apiRoutes);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---
   await app.register(webAppPlugin);

@@ -1,0 +1,95 @@
+import { and, asc, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { devices, runners } from '../db/schema';
+
+export type RunnerRow = typeof runners.$inferSelect;
+export type RunnerFields = Pick<
+  typeof runners.$inferInsert,
+  'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age'
+>;
+/** A runner with the device it holds (from devices.assigned_runner_id, the single source of truth). */
+export type RunnerWithDevice = RunnerRow & { deviceId: number | null };
+
+export async function listRunners(db: DbOrTx, raceId: number): Promise<RunnerWithDevice[]> {
+  return db
+    .select({
+      id: runners.id,
+      raceId: runners.raceId,
+      firstName: runners.firstName,
+      lastName: runners.lastName,
+      bibNumber: runners.bibNumber,
+      gender: runners.gender,
+      age: runners.age,
+      createdAt: runners.createdAt,
+      deviceId: devices.id,
+    })
+    .from(runners)
+    .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
+    .where(eq(runners.raceId, raceId))
+    .orderBy(asc(runners.lastName), asc(runners.firstName), asc(runners.id));
+}
+
+export async function findRunner(
+  db: DbOrTx,
+  raceId: number,
+  runnerId: number,
+): Promise<RunnerWithDevice | undefined> {
+  const [row] = await db
+    .select({
+      id: runners.id,
+      raceId: runners.raceId,
+      firstName: runners.firstName,
+      lastName: runners.lastName,
+      bibNumber: runners.bibNumber,
+      gender: runners.gender,
+      age: runners.age,
+      createdAt: runners.createdAt,
+      deviceId: devices.id,
+    })
+    .from(runners)
+    .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
+    .where(and(eq(runners.raceId, raceId), eq(runners.id, runnerId)));
+  return row;
+}
+
+export async function findRunnerByBib(
+  db: DbOrTx,
+  raceId: number,
+  bib: string,
+): Promise<RunnerRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(runners)
+    .where(and(eq(runners.raceId, raceId), eq(runners.bibNumber, bib)));
+  return row;
+}
+
+export async function insertRunner(db: DbOrTx, raceId: number, values: RunnerFields): Promise<RunnerRow> {
+  const [row] = await db
+    .insert(runners)
+    .values({ ...values, raceId })
+    .returning();
+  return row;
+}
+
+export async function updateRunner(
+  db: DbOrTx,
+  raceId: number,
+  runnerId: number,
+  values: RunnerFields,
+): Promise<RunnerRow | undefined> {
+  const [row] = await db
+    .update(runners)
+    .set(values)
+    .where(and(eq(runners.raceId, raceId), eq(runners.id, runnerId)))
+    .returning();
+  return row;
+}
+
+export async function deleteRunner(db: DbOrTx, raceId: number, runnerId: number): Promise<boolean> {
+  const rows = await db
+    .delete(runners)
+    .where(and(eq(runners.raceId, raceId), eq(runners.id, runnerId)))
+    .returning({ id: runners.id });
+  return rows.length > 0;
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { renderCourseMapHtml } from '../services/course-map';
+import * as courses from '../services/courses';
+import type { CoursePoint } from '@racebeacon/domain';
+import { raceIdParams } from './schemas';
+
+const keyQuery = z.object({
+  key: z.string().max(100).optional().describe('Link key, needed only while the race is unapproved'),
+});
+
+/**
+ * What Course.MapUrl / GeoJsonUrl / GpxUrl point at. Public for approved races; for unapproved ones only with the
+ * link key handed out by the director endpoints (see services/courses.ts).
+ */
+const courseFileRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['open'];
+
+  app.get(
+    '/courses/:raceId/map',
+    {
+      schema: {
+        tags,
+        summary: 'The course drawn on a self-contained HTML page (inline SVG, no tiles or scripts)',
+        params: raceIdParams,
+        querystring: keyQuery,
+        produces: ['text/html'],
+      },
+    },
+    async (request, reply) => {
+      const { raceId } = request.params;
+      const row = await courses.getCourseForLink(app.db, raceId, request.query.key);
+      const q = request.query.key ? `?key=${encodeURIComponent(request.query.key)}` : '';
+      const html = renderCourseMapHtml({
+        productName: app.config.PRODUCT_NAME,
+        title: row.name ?? `Course of race ${raceId}`,
+        lengthM: row.lengthM,
+        climbM: row.climbM,
+        descentM: row.descentM,
+        hasElevation: row.hasElevation,
+        points: row.geometry.points as CoursePoint[],
+        waypoints: row.geometry.waypoints,
+        gpxUrl: `${app.config.publicUrl}/api/open/course/${raceId}/course.gpx${q}`,
+        geoJsonUrl: `${app.config.publicUrl}/api/open/course/${raceId}/course.geojson${q}`,
+      });
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-cache')
+        .send(html);
+    },
+  );
+
+  app.get(
+    '/api/open/course/:raceId/course.geojson',
+    {
+      schema: {
+        tags,
+        summary: 'Course as GeoJSON (LineString with elevations, waypoints as Points)',
+        params: raceIdParams,
+        querystring: keyQuery,
+        produces: ['application/geo+json'],
+      },
+    },
+    async (request, reply) => {
+      const row = await courses.getCourseForLink(app.db, request.params.raceId, request.query.key);
+      return reply
+        .type('application/geo+json')
+        .header('content-disposition', `inline; filename="race-${row.raceId}-course.geojson"`)
+        .header('cache-control', 'no-cache')
+        .send(JSON.stringify(courses.courseGeoJson(row)));
+    },
+  );
+
+  app.get(
+    '/api/open/course/:raceId/course.gpx',
+    {
+      schema: {
+        tags,
+        summary: 'Course as GPX 1.1 (regenerated from the stored geometry)',
+        params: raceIdParams,
+        querystring: keyQuery,
+        produces: ['application/gpx+xml'],
+      },
+    },
+    async (request, reply) => {
+      const row = await courses.getCourseForLink(app.db, request.params.raceId, request.query.key);
+      return reply
+        .type('application/gpx+xml; charset=utf-8')
+        .header('content-disposition', `attachment; filename="race-${row.raceId}-course.gpx"`)
+        .header('cache-control', 'no-cache')
+        .send(courses.courseGpx(row, app.config.PRODUCT_NAME));
+    },
+  );
+};
+
+export default courseFileRoutes;

@@ -1,0 +1,106 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { badRequest, HttpError } from '../lib/errors';
+import { requireUser } from '../plugins/auth';
+import * as courses from '../services/courses';
+import { notifyRaceChanged } from '../services/race-events';
+import { getOwnedRace } from '../services/races';
+import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from './schemas';
+
+export const MAX_GPX_BYTES = 20 * 1024 * 1024;
+
+/** Course of the caller's race: read, upload (multipart field "file"), delete. */
+const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['director'];
+  const security = [{ bearerAuth: [] }];
+  // Encapsulated: multipart parsing exists only for the routes of this plugin.
+  await app.register(multipart, { limits: { fileSize: MAX_GPX_BYTES, files: 1, fields: 10, parts: 20 } });
+
+  app.get(
+    '/api/director/course/:raceId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Course of one of the caller’s races (links work even before approval)',
+        params: raceIdParams,
+        response: { 200: courseSchema },
+      },
+    },
+    async (request) =>
+      courses.getDirectorCourse(app.db, app.config.publicUrl, requireUser(request).id, request.params.raceId),
+  );
+
+  app.post(
+    '/api/director/course/:raceId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Upload a GPX 1.0/1.1 file (multipart field "file", at most 20 MB); replaces the course',
+        consumes: ['multipart/form-data'],
+        params: raceIdParams,
+        response: { 201: courseSchema },
+      },
+    },
+    async (request, reply) => {
+      const user = requireUser(request);
+      const { raceId } = request.params;
+      await getOwnedRace(app.db, user.id, raceId);
+      if (!request.isMultipart()) {
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          'Send the GPX file as multipart/form-data in a field named "file".',
+        );
+      }
+      let file: { data: Buffer; fileName: string | null } | null = null;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            const data = await part.toBuffer();
+            if (part.fieldname === 'file' && !file) file = { data, fileName: part.filename || null };
+          }
+        }
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'FST_REQ_FILE_TOO_LARGE') {
+          throw new HttpError(
+            413,
+            'file_too_large',
+            `The file is larger than ${MAX_GPX_BYTES / 1024 / 1024} MB.`,
+          );
+        }
+        if (code && /^FST_/.test(code))
+          throw badRequest(`The upload could not be read: ${(err as Error).message}`);
+        throw err;
+      }
+      if (!file) throw badRequest('Please select a GPX file first (multipart field "file").', 'file_missing');
+      const course = await courses.uploadCourse(app.db, app.config.publicUrl, user.id, raceId, file);
+      await notifyRaceChanged(app, raceId);
+      return reply.code(201).send(course);
+    },
+  );
+
+  app.delete(
+    '/api/director/course/:raceId/:courseId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete the course',
+        params: raceCourseParams,
+        response: { 200: deletedSchema.extend({ CourseId: z.number().int() }) },
+      },
+    },
+    async (request) => {
+      const { raceId, courseId } = request.params;
+      await courses.deleteCourse(app.db, requireUser(request).id, raceId, courseId);
+      await notifyRaceChanged(app, raceId);
+      return { Deleted: true as const, CourseId: courseId };
+    },
+  );
+};
+
+export default directorCourseRoutes;

@@ -1,0 +1,126 @@
+import { raceBodySchema } from '@racebeacon/domain';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireUser } from '../plugins/auth';
+import { notifyRaceChanged } from '../services/race-events';
+import * as races from '../services/races';
+import { toRace } from '../services/dto';
+import { deletedSchema, idParams, raceSchema } from './schemas';
+
+/** The caller's own races. Approved/HasStarted/HasFinished/DirectorId in a body are ignored (not in the schema). */
+const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['director'];
+  const security = [{ bearerAuth: [] }];
+
+  app.get(
+    '/api/director/races',
+    { schema: { tags, security, summary: "The caller's races", response: { 200: z.array(raceSchema) } } },
+    async (request) => races.listDirectorRaces(app.db, requireUser(request).id),
+  );
+
+  app.get(
+    '/api/director/races/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One of the caller’s races',
+        params: idParams,
+        response: { 200: raceSchema },
+      },
+    },
+    async (request) => toRace(await races.getOwnedRace(app.db, requireUser(request).id, request.params.id)),
+  );
+
+  app.post(
+    '/api/director/races',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a race (unapproved, owned by the caller)',
+        body: raceBodySchema,
+        response: { 201: raceSchema },
+      },
+    },
+    async (request, reply) => {
+      const race = await races.createRace(app.db, requireUser(request).id, request.body);
+      return reply.code(201).send(race);
+    },
+  );
+
+  app.put(
+    '/api/director/races/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Update a race (full body)',
+        params: idParams,
+        body: raceBodySchema,
+        response: { 200: raceSchema },
+      },
+    },
+    async (request) => {
+      const race = await races.updateRace(app.db, requireUser(request).id, request.params.id, request.body);
+      await notifyRaceChanged(app, race.RaceId);
+      return race;
+    },
+  );
+
+  app.delete(
+    '/api/director/races/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a race: frees its devices, removes its runners and course',
+        params: idParams,
+        response: { 200: deletedSchema.extend({ RaceId: z.number().int() }) },
+      },
+    },
+    async (request) => {
+      await races.deleteRace(app.db, requireUser(request).id, request.params.id);
+      await notifyRaceChanged(app, request.params.id);
+      return { Deleted: true as const, RaceId: request.params.id };
+    },
+  );
+
+  app.put(
+    '/api/director/races/start/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Start an approved race (409 if not approved or already started)',
+        params: idParams,
+        response: { 200: raceSchema },
+      },
+    },
+    async (request) => {
+      const race = await races.startRace(app.db, requireUser(request).id, request.params.id);
+      await notifyRaceChanged(app, race.RaceId);
+      return race;
+    },
+  );
+
+  app.put(
+    '/api/director/races/end/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'End a started race (409 if not started or already ended)',
+        params: idParams,
+        response: { 200: raceSchema },
+      },
+    },
+    async (request) => {
+      const race = await races.endRace(app.db, requireUser(request).id, request.params.id);
+      await notifyRaceChanged(app, race.RaceId);
+      return race;
+    },
+  );
+};
+
+export default directorRaceRoutes;

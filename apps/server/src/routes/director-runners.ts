@@ -1,0 +1,94 @@
+import { runnerBodySchema } from '@racebeacon/domain';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireUser } from '../plugins/auth';
+import { notifyRaceChanged } from '../services/race-events';
+import * as runners from '../services/runners';
+import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from './schemas';
+
+/** Runners of the caller's races (approved or not), with the device each holds. */
+const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
+  const tags = ['director'];
+  const security = [{ bearerAuth: [] }];
+
+  app.get(
+    '/api/director/runners/:raceId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Runners of one of the caller’s races, with DeviceId',
+        params: raceIdParams,
+        response: { 200: z.array(runnerSchema) },
+      },
+    },
+    async (request) => runners.listDirectorRunners(app.db, requireUser(request).id, request.params.raceId),
+  );
+
+  app.post(
+    '/api/director/runners/:raceId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Add a runner (BibNumber unique within the race, 409 otherwise)',
+        params: raceIdParams,
+        body: runnerBodySchema,
+        response: { 201: runnerSchema },
+      },
+    },
+    async (request, reply) => {
+      const { raceId } = request.params;
+      const runner = await runners.createRunner(app.db, requireUser(request).id, raceId, request.body);
+      await notifyRaceChanged(app, raceId);
+      return reply.code(201).send(runner);
+    },
+  );
+
+  app.put(
+    '/api/director/runners/:raceId/:runnerId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Update a runner (body is the runner object; RunnerId/RaceId/DeviceId are ignored)',
+        params: raceRunnerParams,
+        body: runnerBodySchema,
+        response: { 200: runnerSchema },
+      },
+    },
+    async (request) => {
+      const { raceId, runnerId } = request.params;
+      const runner = await runners.updateRunner(
+        app.db,
+        requireUser(request).id,
+        raceId,
+        runnerId,
+        request.body,
+      );
+      await notifyRaceChanged(app, raceId);
+      return runner;
+    },
+  );
+
+  app.delete(
+    '/api/director/runners/:raceId/:runnerId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a runner (frees the device they held)',
+        params: raceRunnerParams,
+        response: { 200: deletedSchema.extend({ RunnerId: z.number().int() }) },
+      },
+    },
+    async (request) => {
+      const { raceId, runnerId } = request.params;
+      await runners.deleteRunner(app.db, requireUser(request).id, raceId, runnerId);
+      await notifyRaceChanged(app, raceId);
+      return { Deleted: true as const, RunnerId: runnerId };
+    },
+  );
+};
+
+export default directorRunnerRoutes;

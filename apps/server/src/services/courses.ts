@@ -1,0 +1,190 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  courseStats,
+  GpxError,
+  parseGpx,
+  toGeoJson,
+  toGpx,
+  type Course,
+  type CoursePoint,
+} from '@racebeacon/domain';
+import type { Db } from '../db/client';
+import type { CourseGeometry } from '../db/schema';
+import { badRequest, notFound } from '../lib/errors';
+import * as repo from '../repositories/courses';
+import * as racesRepo from '../repositories/races';
+import { getOrCreateSetting } from '../repositories/settings';
+import { getApprovedRace, getOwnedRace } from './races';
+
+/**
+ * Courses: GPX upload (one per race, a new upload replaces the old), and the links that show or download it.
+ *
+ * Link policy: for an approved race the map, GeoJSON and GPX links are public. For an unapproved race they carry
+ * a `key` (an HMAC of race and course id with a server secret): the owner gets working links from the director
+ * endpoints, while the bare URL stays a 404 like everything else about an unapproved race. A replaced course gets
+ * a new id, so old keys stop working.
+ */
+
+const noCourse = (raceId: number) => notFound(`Race ${raceId} has no course yet.`);
+
+async function linkSecret(db: Db): Promise<Buffer> {
+  const b64 = await getOrCreateSetting(db, 'course_link_secret', () => randomBytes(32).toString('base64url'));
+  return Buffer.from(b64, 'base64url');
+}
+
+function linkKey(secret: Buffer, raceId: number, courseId: number): string {
+  return createHmac('sha256', secret).update(`course:${raceId}:${courseId}`).digest('base64url').slice(0, 32);
+}
+
+export interface CourseLinks {
+  MapUrl: string;
+  GeoJsonUrl: string;
+  GpxUrl: string;
+}
+
+async function linksFor(
+  db: Db,
+  publicUrl: string,
+  row: repo.CourseRow,
+  approved: boolean,
+): Promise<CourseLinks> {
+  const query = approved ? '' : `?key=${linkKey(await linkSecret(db), row.raceId, row.id)}`;
+  return {
+    MapUrl: `${publicUrl}/courses/${row.raceId}/map${query}`,
+    GeoJsonUrl: `${publicUrl}/api/open/course/${row.raceId}/course.geojson${query}`,
+    GpxUrl: `${publicUrl}/api/open/course/${row.raceId}/course.gpx${query}`,
+  };
+}
+
+function toCourse(row: repo.CourseRow, links: CourseLinks): Course {
+  return {
+    CourseId: row.id,
+    RaceId: row.raceId,
+    ...links,
+    Name: row.name,
+    LengthM: Math.round(row.lengthM * 10) / 10,
+    ClimbM: Math.round(row.climbM * 10) / 10,
+    DescentM: Math.round(row.descentM * 10) / 10,
+    PointCount: row.pointCount,
+    HasElevation: row.hasElevation,
+    Waypoints: row.geometry.waypoints.map((w) => ({
+      Name: w.name,
+      Latitude: w.lat,
+      Longitude: w.lon,
+      DistanceM: null,
+    })),
+  };
+}
+
+export async function getPublicCourse(db: Db, publicUrl: string, raceId: number): Promise<Course> {
+  await getApprovedRace(db, raceId);
+  const row = await repo.findCourseByRace(db, raceId);
+  if (!row) throw noCourse(raceId);
+  return toCourse(row, await linksFor(db, publicUrl, row, true));
+}
+
+export async function getDirectorCourse(
+  db: Db,
+  publicUrl: string,
+  directorId: string,
+  raceId: number,
+): Promise<Course> {
+  const race = await getOwnedRace(db, directorId, raceId);
+  const row = await repo.findCourseByRace(db, raceId);
+  if (!row) throw noCourse(raceId);
+  return toCourse(row, await linksFor(db, publicUrl, row, race.approved));
+}
+
+/** Parses first (nothing is written for a bad file), then replaces the race's course in one transaction. */
+export async function uploadCourse(
+  db: Db,
+  publicUrl: string,
+  directorId: string,
+  raceId: number,
+  file: { data: Buffer; fileName: string | null },
+): Promise<Course> {
+  const race = await getOwnedRace(db, directorId, raceId);
+  let parsed;
+  try {
+    parsed = parseGpx(file.data.toString('utf8'));
+  } catch (err) {
+    if (err instanceof GpxError) throw badRequest(err.message, 'invalid_gpx');
+    throw err;
+  }
+  const stats = courseStats(parsed.points);
+  const geometry: CourseGeometry = {
+    points: parsed.points,
+    waypoints: parsed.waypoints.map((w) => ({ name: w.name, lat: w.lat, lon: w.lon })),
+  };
+  const fileName = file.fileName ? file.fileName.slice(0, 255) : null;
+  const name = parsed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
+  const row = await db.transaction(async (tx) => {
+    // The race may have been deleted meanwhile; lock it so the course never outlives it.
+    if (!(await racesRepo.findRaceForUpdate(tx, raceId))) throw notFound(`Race ${raceId} was not found.`);
+    return repo.replaceCourse(tx, {
+      raceId,
+      name,
+      fileName,
+      geometry,
+      lengthM: stats.lengthM,
+      climbM: stats.climbM,
+      descentM: stats.descentM,
+      pointCount: stats.pointCount,
+      hasElevation: stats.hasElevation,
+    });
+  });
+  return toCourse(row, await linksFor(db, publicUrl, row, race.approved));
+}
+
+export async function deleteCourse(
+  db: Db,
+  directorId: string,
+  raceId: number,
+  courseId: number,
+): Promise<void> {
+  await getOwnedRace(db, directorId, raceId);
+  if (!(await repo.deleteCourse(db, raceId, courseId))) {
+    throw notFound(`Course ${courseId} was not found for race ${raceId}.`);
+  }
+}
+
+/** The course behind a map/download link: public for approved races, otherwise only with the right key. */
+export async function getCourseForLink(
+  db: Db,
+  raceId: number,
+  key: string | undefined,
+): Promise<repo.CourseRow> {
+  const race = await racesRepo.findRace(db, raceId);
+  const row = race ? await repo.findCourseByRace(db, raceId) : undefined;
+  if (!race || !row) throw noCourse(raceId);
+  if (!race.approved) {
+    const expected = Buffer.from(linkKey(await linkSecret(db), raceId, row.id));
+    const given = Buffer.from(key ?? '');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw noCourse(raceId);
+  }
+  return row;
+}
+
+export function courseGeoJson(row: repo.CourseRow) {
+  return toGeoJson({
+    name: row.name,
+    points: row.geometry.points as CoursePoint[],
+    waypoints: row.geometry.waypoints,
+    properties: {
+      raceId: row.raceId,
+      courseId: row.id,
+      lengthM: row.lengthM,
+      climbM: row.climbM,
+      descentM: row.descentM,
+    },
+  });
+}
+
+export function courseGpx(row: repo.CourseRow, productName: string): string {
+  return toGpx({
+    name: row.name,
+    points: row.geometry.points as CoursePoint[],
+    waypoints: row.geometry.waypoints,
+    creator: productName,
+  });
+}
