@@ -23,6 +23,10 @@ export interface ProviderOptions {
   accessTokenTtl?: number;
 }
 
+export function apiResourceIndicator(audience: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(audience) ? audience : `urn:racebeacon:resource:${audience}`;
+}
+
 /**
  * The embedded OpenID Connect provider (oidc-provider 8). Issuer `${PUBLIC_URL}/oidc`; one public client (the
  * web app) doing authorization code + PKCE S256 with rotating refresh tokens; JWT access tokens for the API
@@ -32,6 +36,8 @@ export function createProvider(opts: ProviderOptions): Provider {
   const { config, accounts, secrets } = opts;
   const accessTokenTtl = opts.accessTokenTtl ?? 600;
   const isOwnClient = (clientId: string | undefined) => clientId === config.clientId;
+  // A resource indicator must be an absolute URI (RFC 8707); the audience need not be ('racebeacon-api').
+  const resource = apiResourceIndicator(config.audience);
 
   // prompt=create (OIDC "Initiating User Registration") opens the sign-up form; it must be a requestable
   // prompt or the provider rejects it as unsupported. It goes first so it wins over login.
@@ -116,10 +122,10 @@ export function createProvider(opts: ProviderOptions): Provider {
       resourceIndicators: {
         enabled: true,
         // Clients that follow Entra conventions never send `resource`: the API is the default (and only) one.
-        defaultResource: () => config.audience,
+        defaultResource: () => resource,
         useGrantedResource: () => true,
         async getResourceServerInfo(_ctx, resourceIndicator) {
-          if (resourceIndicator !== config.audience) throw new errors.InvalidTarget();
+          if (resourceIndicator !== resource) throw new errors.InvalidTarget();
           return {
             scope: config.apiScope,
             audience: config.audience,
@@ -152,7 +158,7 @@ export function createProvider(opts: ProviderOptions): Provider {
       });
       grant.addOIDCScope(OIDC_SCOPES.join(' '));
       grant.addOIDCClaims(['oid', 'groups', 'name', 'email']);
-      grant.addResourceScope(config.audience, config.apiScope);
+      grant.addResourceScope(resource, config.apiScope);
       await grant.save();
       return grant;
     },

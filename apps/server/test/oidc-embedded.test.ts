@@ -1,0 +1,499 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { decodeJwt } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildApp } from '../src/app';
+import { loadConfig, type Config } from '../src/config';
+import { openDatabase, type Database } from '../src/db/client';
+import { users } from '../src/db/schema';
+import { DEMO_ACCOUNTS } from '../src/oidc/accounts';
+import { verifyPassword } from '../src/oidc/passwords';
+import { requireUser } from '../src/plugins/auth';
+import { createTestDatabase, dbKinds } from './support/databases';
+
+/**
+ * The embedded OpenID Connect provider driven over real HTTP like a browser would: authorize → sign-in page →
+ * credentials → code → token (PKCE S256), then the API, refresh, sign-out and a restart.
+ */
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  app: FastifyInstance;
+  url: string;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The real app with the embedded provider, on 127.0.0.1, plus a probe route that echoes the verified caller. */
+async function startApp(database: Database, port?: number): Promise<Running> {
+  const p = port ?? (await freePort());
+  const url = `http://127.0.0.1:${p}`;
+  const config = loadConfig({ PUBLIC_URL: url, PORT: String(p), DEMO: 'off', LOG_LEVEL: 'silent' });
+  const app = await buildApp({ config, database, logger: false });
+  app.get('/api/test/whoami', async (request) => requireUser(request));
+  await app.listen({ port: p, host: '127.0.0.1' });
+  return { app, url, config, close: () => app.close() };
+}
+
+/** A browser's cookie jar, reduced to what these flows need (one value per cookie name). */
+class CookieJar {
+  private cookies = new Map<string, string>();
+  store(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i).trim();
+      const value = pair.slice(i + 1).trim();
+      const expired = attrs.some((a) => /expires=Thu, 01 Jan 1970/i.test(a)) || value === '';
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+class Browser {
+  jar = new CookieJar();
+  constructor(private readonly base: string) {}
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    const res = await fetch(new URL(url, this.base), {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      redirect: 'manual',
+      headers: {
+        cookie: this.jar.header(),
+        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+    });
+    this.jar.store(res);
+    return res;
+  }
+  /** Follows redirects until one leaves the provider (to the app's redirect URI) or a page is shown. */
+  async follow(url: string, init: { form?: Record<string, string> } = {}) {
+    let res = await this.request(url, init);
+    let location = res.headers.get('location');
+    while (res.status >= 300 && res.status < 400 && location) {
+      const next = new URL(location, this.base);
+      if (!next.pathname.startsWith('/oidc')) return { res, location: next };
+      res = await this.request(next.href);
+      location = res.headers.get('location');
+    }
+    return { res, location: null as URL | null, html: await res.text() };
+  }
+}
+
+const b64url = (buf: Buffer) => buf.toString('base64url');
+
+interface Tokens {
+  access_token: string;
+  id_token: string;
+  refresh_token: string;
+  expires_in: number;
+  scope: string;
+  token_type: string;
+}
+
+class WebClient {
+  verifier = b64url(randomBytes(32));
+  constructor(
+    readonly browser: Browser,
+    readonly config: Config,
+  ) {}
+  redirectUri() {
+    return `${this.config.publicUrl}/auth/callback`;
+  }
+  authorizeUrl(extra: Record<string, string> = {}) {
+    const challenge = b64url(createHash('sha256').update(this.verifier).digest());
+    const q = new URLSearchParams({
+      client_id: this.config.clientId,
+      redirect_uri: this.redirectUri(),
+      response_type: 'code',
+      scope: `openid profile email offline_access ${this.config.apiScope}`,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: b64url(randomBytes(8)),
+      nonce: b64url(randomBytes(8)),
+      ...extra,
+    });
+    return `/oidc/auth?${q}`;
+  }
+  async exchange(code: string): Promise<Response> {
+    return fetch(`${this.config.publicUrl}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: this.redirectUri(),
+        client_id: this.config.clientId,
+        code_verifier: this.verifier,
+      }),
+    });
+  }
+  async refresh(refreshToken: string): Promise<Response> {
+    return fetch(`${this.config.publicUrl}/oidc/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: this.config.clientId,
+      }),
+    });
+  }
+  /** Authorize, sign in with the given form on the sign-in page, exchange the code. */
+  async signIn(
+    submit: { path: 'login' | 'demo' | 'signup'; form: Record<string, string> },
+    extra: Record<string, string> = {},
+  ): Promise<Tokens> {
+    const page = await this.browser.follow(this.authorizeUrl(extra));
+    expect(page.res.status).toBe(200);
+    const uid = interactionUid(page.html!);
+    const done = await this.browser.follow(`/oidc/interaction/${uid}/${submit.path}`, { form: submit.form });
+    expect(done.location?.href.startsWith(this.redirectUri())).toBe(true);
+    const code = done.location!.searchParams.get('code')!;
+    expect(code).toBeTruthy();
+    const res = await this.exchange(code);
+    expect(res.status).toBe(200);
+    return (await res.json()) as Tokens;
+  }
+}
+
+function interactionUid(html: string): string {
+  const m = /action="\/oidc\/interaction\/([^/"]+)\//.exec(html);
+  if (!m) throw new Error(`no interaction form in page: ${html.slice(0, 300)}`);
+  return m[1];
+}
+
+async function whoami(run: Running, token: string) {
+  return fetch(`${run.url}/api/test/whoami`, { headers: { authorization: `Bearer ${token}` } });
+}
+
+describe.each(dbKinds)('embedded OpenID Connect provider (%s)', (kind) => {
+  let database: Database;
+  let run: Running;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    run = await startApp(database);
+  });
+  afterAll(async () => {
+    await run?.close();
+    await database?.close();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('publishes discovery under /oidc with the issuer PUBLIC_URL/oidc and S256 PKCE only', async () => {
+    const res = await fetch(`${run.url}/oidc/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.issuer).toBe(`${run.url}/oidc`);
+    expect(doc.authorization_endpoint).toBe(`${run.url}/oidc/auth`);
+    expect(doc.token_endpoint).toBe(`${run.url}/oidc/token`);
+    expect(doc.end_session_endpoint).toBe(`${run.url}/oidc/session/end`);
+    expect(doc.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  it('creates the three demo accounts with salted scrypt hashes, never the plain password', async () => {
+    const rows = await database.db.select().from(users);
+    const byEmail = new Map(rows.map((r) => [r.email, r]));
+    expect(byEmail.get(DEMO_ACCOUNTS.admin.email)).toMatchObject({
+      name: 'Avery Admin',
+      groups: [run.config.adminGroupId],
+      isDemo: true,
+    });
+    expect(byEmail.get(DEMO_ACCOUNTS.director1.email)).toMatchObject({ name: 'Dana Director', groups: [] });
+    expect(byEmail.get(DEMO_ACCOUNTS.director2.email)).toMatchObject({ name: 'Drew Director', groups: [] });
+    const hashes = rows.map((r) => r.passwordHash);
+    for (const h of hashes) {
+      expect(h).toMatch(/^scrypt\$32768\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      expect(h).not.toContain('demo');
+      await expect(verifyPassword('demo', h)).resolves.toBe(true);
+      await expect(verifyPassword('Demo', h)).resolves.toBe(false);
+    }
+    expect(new Set(hashes).size).toBe(hashes.length); // salted: same password, different hashes
+  });
+
+  it('refuses an authorization request without PKCE', async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const url = new URL(client.authorizeUrl(), run.url);
+    url.searchParams.delete('code_challenge');
+    url.searchParams.delete('code_challenge_method');
+    const res = await client.browser.request(url.href);
+    expect(res.status).toBe(303);
+    const back = new URL(res.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/PKCE/i);
+  });
+
+  it('shows the sign-in page and refuses wrong credentials with a message', async () => {
+    const browser = new Browser(run.url);
+    const client = new WebClient(browser, run.config);
+    const page = await browser.follow(client.authorizeUrl());
+    expect(page.html).toContain('<label for="email">Email</label>');
+    expect(page.html).toContain('<label for="password">Password</label>');
+    expect(page.html).toMatch(/<button type="submit">Sign in<\/button>/);
+    for (const who of ['admin', 'director1', 'director2']) {
+      expect(page.html).toContain(`data-testid="demo-login-${who}"`);
+    }
+    const uid = interactionUid(page.html!);
+    const wrong = await browser.follow(`/oidc/interaction/${uid}/login`, {
+      form: { email: DEMO_ACCOUNTS.director1.email, password: 'not-the-password' },
+    });
+    expect(wrong.location).toBeNull();
+    expect(wrong.html).toContain('Wrong email or password.');
+    // The same interaction still completes with the right password.
+    const right = await browser.follow(`/oidc/interaction/${uid}/login`, {
+      form: { email: DEMO_ACCOUNTS.director1.email.toUpperCase(), password: 'demo' },
+    });
+    expect(right.location?.searchParams.get('code')).toBeTruthy();
+  });
+
+  it('completes authorization code + PKCE: JWT access token for the API, ID token with oid/name/email/groups', async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const tokens = await client.signIn({
+      path: 'login',
+      form: { email: DEMO_ACCOUNTS.director1.email, password: 'demo' },
+    });
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.expires_in).toBeLessThanOrEqual(600);
+    expect(tokens.expires_in).toBeGreaterThan(590);
+    expect(tokens.refresh_token).toBeTruthy();
+    const director = (
+      await database.db.select().from(users).where(eq(users.email, DEMO_ACCOUNTS.director1.email))
+    )[0];
+
+    const at = decodeJwt(tokens.access_token);
+    expect(at).toMatchObject({
+      iss: `${run.url}/oidc`,
+      aud: run.config.audience,
+      sub: director.id,
+      oid: director.id,
+      groups: [],
+      client_id: run.config.clientId,
+    });
+    expect(String(at.scope).split(' ')).toContain(run.config.apiScope);
+    expect(at.exp! - at.iat!).toBe(600);
+
+    const id = decodeJwt(tokens.id_token);
+    expect(id).toMatchObject({
+      iss: `${run.url}/oidc`,
+      aud: run.config.clientId,
+      sub: director.id,
+      oid: director.id,
+      name: 'Dana Director',
+      email: DEMO_ACCOUNTS.director1.email,
+      groups: [],
+    });
+
+    const me = await whoami(run, tokens.access_token);
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ id: director.id, isAdmin: false, name: 'Dana Director' });
+    const health = await fetch(`${run.url}/api/health`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(health.status).toBe(200);
+  });
+
+  it('signs the demo administrator in with one click, in the admin group', async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const tokens = await client.signIn({ path: 'demo', form: { who: 'admin' } });
+    expect(decodeJwt(tokens.id_token)).toMatchObject({
+      name: 'Avery Admin',
+      groups: [run.config.adminGroupId],
+    });
+    const me = await whoami(run, tokens.access_token);
+    expect(await me.json()).toMatchObject({ isAdmin: true, name: 'Avery Admin' });
+  });
+
+  it('refuses the access token once expired (10 minutes later)', async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const tokens = await client.signIn({ path: 'demo', form: { who: 'director2' } });
+    expect((await whoami(run, tokens.access_token)).status).toBe(200);
+    // Move the clock (Date only; timers and I/O stay real) past expiry + the verifier's 30 s tolerance.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 11 * 60 * 1000);
+    const res = await whoami(run, tokens.access_token);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'invalid_token', message: 'The access token has expired.' });
+    vi.useRealTimers();
+    expect((await whoami(run, tokens.access_token)).status).toBe(200);
+  });
+
+  it('refreshes: a new working access token and a rotated refresh token; the used one is refused', async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const first = await client.signIn({ path: 'demo', form: { who: 'director1' } });
+    const res = await client.refresh(first.refresh_token);
+    expect(res.status).toBe(200);
+    const second = (await res.json()) as Tokens;
+    expect(second.access_token).not.toBe(first.access_token);
+    expect(second.refresh_token).toBeTruthy();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(String(decodeJwt(second.access_token).scope).split(' ')).toContain(run.config.apiScope);
+    expect(decodeJwt(second.id_token).name).toBe('Dana Director');
+    const me = await whoami(run, second.access_token);
+    expect(me.status).toBe(200);
+    expect((await me.json()).name).toBe('Dana Director');
+
+    const reused = await client.refresh(first.refresh_token);
+    expect(reused.status).toBe(400);
+    expect((await reused.json()).error).toBe('invalid_grant');
+  });
+
+  it('sign-out ends the provider session, returns to / and the refresh token is refused afterwards', async () => {
+    const browser = new Browser(run.url);
+    const client = new WebClient(browser, run.config);
+    const tokens = await client.signIn({ path: 'demo', form: { who: 'director1' } });
+
+    const q = new URLSearchParams({
+      id_token_hint: tokens.id_token,
+      post_logout_redirect_uri: `${run.url}/`,
+      client_id: run.config.clientId,
+    });
+    const confirm = await browser.request(`/oidc/session/end?${q}`);
+    expect(confirm.status).toBe(200);
+    const html = await confirm.text();
+    // The confirmation form is submitted by script at once and already says "yes".
+    expect(html).toContain('<input type="hidden" name="logout" value="yes">');
+    expect(html).toContain('.submit()');
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)![1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1];
+    const done = await browser.request(action, { form: { xsrf, logout: 'yes' } });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${run.url}/`);
+
+    const refused = await client.refresh(tokens.refresh_token);
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toBe('invalid_grant');
+
+    // The provider session is gone: a silent (prompt=none) request now needs a sign-in.
+    const silent = await browser.request(client.authorizeUrl({ prompt: 'none' }));
+    const back = new URL(silent.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('login_required');
+  });
+
+  it('keeps the provider session: a second authorization is silent (prompt=none) without a sign-in page', async () => {
+    const browser = new Browser(run.url);
+    const client = new WebClient(browser, run.config);
+    await client.signIn({ path: 'demo', form: { who: 'director2' } });
+    const again = await browser.follow(client.authorizeUrl({ prompt: 'none' }));
+    expect(again.location?.searchParams.get('code')).toBeTruthy();
+  });
+
+  describe('sign-up (prompt=create)', () => {
+    it('shows the registration form, validates it, creates the account and returns signed in', async () => {
+      const browser = new Browser(run.url);
+      const client = new WebClient(browser, run.config);
+      const page = await browser.follow(client.authorizeUrl({ prompt: 'create' }));
+      expect(page.html).toContain('<label for="name">Name</label>');
+      expect(page.html).toContain('<label for="email">Email</label>');
+      expect(page.html).toContain('<label for="password">Password</label>');
+      const uid = interactionUid(page.html!);
+
+      const invalid = await browser.follow(`/oidc/interaction/${uid}/signup`, {
+        form: { name: ' ', email: 'not-an-email', password: 'short' },
+      });
+      expect(invalid.location).toBeNull();
+      expect(invalid.html).toContain('Enter your name.');
+      expect(invalid.html).toContain('Enter a valid email address');
+      expect(invalid.html).toContain('The password must be at least 8 characters.');
+
+      const email = `new.director.${kind}@example.org`;
+      const ok = await browser.follow(`/oidc/interaction/${uid}/signup`, {
+        form: { name: 'Nia New', email, password: 'correct horse' },
+      });
+      const code = ok.location?.searchParams.get('code');
+      expect(code).toBeTruthy();
+      const tokens = (await (await client.exchange(code!)).json()) as Tokens;
+      expect(tokens.refresh_token).toBeTruthy();
+      expect(decodeJwt(tokens.id_token)).toMatchObject({ name: 'Nia New', email, groups: [] });
+      const me = await whoami(run, tokens.access_token);
+      expect(await me.json()).toMatchObject({ name: 'Nia New', isAdmin: false });
+      const [row] = await database.db.select().from(users).where(eq(users.email, email));
+      expect(row.passwordHash.startsWith('scrypt$')).toBe(true);
+      expect(row.isDemo).toBe(false);
+
+      // The same email again (any letter case) is refused with a message, and nothing is written.
+      const second = new Browser(run.url);
+      const page2 = await second.follow(new WebClient(second, run.config).authorizeUrl({ prompt: 'create' }));
+      const dup = await second.follow(`/oidc/interaction/${interactionUid(page2.html!)}/signup`, {
+        form: { name: 'Someone Else', email: email.toUpperCase(), password: 'another password' },
+      });
+      expect(dup.location).toBeNull();
+      expect(dup.html).toContain('An account with this email already exists.');
+      const count = await database.db.select().from(users);
+      expect(count.filter((u) => u.email.toLowerCase() === email)).toHaveLength(1);
+    });
+
+    it('is reachable from the sign-in page link', async () => {
+      const browser = new Browser(run.url);
+      const page = await browser.follow(new WebClient(browser, run.config).authorizeUrl());
+      const uid = interactionUid(page.html!);
+      expect(page.html).toContain(`href="/oidc/interaction/${uid}?view=signup"`);
+      const form = await browser.follow(`/oidc/interaction/${uid}?view=signup`);
+      expect(form.html).toContain('Create your director account');
+    });
+  });
+
+  it('answers an unknown or expired interaction with a page, not an error', async () => {
+    const res = await fetch(`${run.url}/oidc/interaction/does-not-exist`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('This sign-in page has expired');
+  });
+});
+
+describe('restart on the same PGlite data directory', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'rb-oidc-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps signing keys, refresh tokens, provider sessions and accounts', async () => {
+    const port = await freePort();
+    let database = await openDatabase({ dataDir: dir });
+    let run = await startApp(database, port);
+    const browser = new Browser(run.url);
+    const client = new WebClient(browser, run.config);
+    const tokens = await client.signIn({ path: 'demo', form: { who: 'director1' } });
+    const idsBefore = (await database.db.select().from(users)).map((u) => u.id).sort();
+    await run.close();
+    await database.close();
+
+    database = await openDatabase({ dataDir: dir });
+    run = await startApp(database, port);
+    try {
+      // Same keys: the old access token still verifies.
+      expect((await whoami(run, tokens.access_token)).status).toBe(200);
+      // Same accounts (no second seeding, same stable ids).
+      expect((await database.db.select().from(users)).map((u) => u.id).sort()).toEqual(idsBefore);
+      // Refresh tokens survived.
+      const refreshed = await client.refresh(tokens.refresh_token);
+      expect(refreshed.status).toBe(200);
+      // The browser's provider session survived: a silent authorization yields a code.
+      const again = await browser.follow(client.authorizeUrl({ prompt: 'none' }));
+      expect(again.location?.searchParams.get('code')).toBeTruthy();
+    } finally {
+      await run.close();
+      await database.close();
+    }
+  });
+});
