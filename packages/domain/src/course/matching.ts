@@ -5,11 +5,14 @@
  * 1. All passes of the course within offCourseMeters of the fix come from the spatial index (`courseCandidates`).
  *    None: the runner is off-course and does not advance.
  * 2. Window: from the last known progress (d0 at t0), a pass is plausible if its distance lies in
- *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M]. Among those, the nearest wins, with a
- *    small penalty for straying from the distance predicted by the runner's recent speed — the only thing that
- *    separates the two passes of an out-and-back, which lie at exactly the same distance from the fix.
+ *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M] and not far beyond the distance
+ *    predicted from the runner's recent speed. Among those, the nearest wins, with a small penalty for straying from
+ *    the prediction — the only thing that separates the two passes of an out-and-back, which lie at exactly the same
+ *    distance from the fix.
  * 3. Nothing plausible but a pass further ahead: a single wild fix must not jump anyone far ahead, so the jump is
  *    kept pending and only taken when the next on-course fix continues from it. Only passes behind: stay put.
+ * The window is searched among the spatial index's candidates (all passes within the threshold), which is the same
+ * set a linear scan of the window would find, at index cost.
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
@@ -31,11 +34,16 @@ const FORWARD_TOLERANCE_M = 100;
 const PREDICTION_WEIGHT = 0.2;
 /** Speed assumed before the runner's own is known (a 5:30 /km runner). */
 const DEFAULT_SPEED_MPS = 3;
+/** Progress this far beyond the prediction (or this fraction of the predicted advance) needs a second fix. */
+const JUMP_SLACK_M = 250;
+const JUMP_SLACK_FRACTION = 0.6;
 /** Within this of the course length, the course is covered. */
 const FINISH_TOLERANCE_M = 50;
 /** A fix this close to the finish point, with FINISH_MIN_FRACTION covered, is a finish. */
 const FINISH_RADIUS_M = 50;
 const FINISH_MIN_FRACTION = 0.95;
+/** A fix less than this past the finish is a runner standing at the finish. */
+const FINISH_STOPPED_M = 30;
 /** Recent pace looks back this far. */
 const RECENT_WINDOW_MS = 20 * 60_000;
 /** ...but over at least this span, so one noisy ping does not make the pace. */
@@ -203,7 +211,7 @@ function recentReference(p: ProgressPoint[], startMs: number): ProgressPoint {
   return at(Math.max(k, 0));
 }
 
-/** Choose the pass for this fix; null when it must not move the runner. */
+/** Choose the pass for this fix; null when it must not move the runner (yet). */
 function placeFix(
   s: RunnerState,
   candidates: CourseCandidate[],
@@ -212,27 +220,49 @@ function placeFix(
   startMs: number,
   o: MatchOptions,
 ): { c: CourseCandidate; from: ProgressPoint } | null {
-  const inWindow = windowed(candidates, last, t, o);
-  if (inWindow.length > 0) {
+  const speed = recentSpeed(s, startMs);
+  const plausible = plausibleFrom(candidates, last, t, speed, o);
+  if (plausible.length > 0) {
     s.pendingJump = null;
-    const predicted = last.distanceM + (recentSpeed(s, startMs) * Math.max(0, t - last.t)) / 1000;
-    return { c: best(inWindow, predicted), from: last };
+    return { c: best(plausible, predict(last, t, speed)), from: last };
   }
-  // A pending jump confirmed by this fix: both fixes agree the runner is further on than the window allowed.
+  // A pending jump confirmed by this fix: both fixes agree the runner is further on than expected.
   const pending = s.pendingJump;
   if (pending !== null) {
-    const confirmed = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
+    const confirmed = plausibleFrom(candidates, pending, t, speed, o).filter(
+      (c) => c.alongM > last.distanceM,
+    );
     if (confirmed.length > 0) {
       s.pendingJump = null;
       s.progress.push(pending);
       s.distanceM = pending.distanceM;
-      return { c: best(confirmed, pending.distanceM), from: pending };
+      return { c: best(confirmed, predict(pending, t, speed)), from: pending };
     }
   }
-  const ahead = candidates.filter((c) => c.alongM > last.distanceM);
+  const ahead = candidates.filter((c) => c.alongM > last.distanceM + BACK_TOLERANCE_M);
   s.pendingJump =
     ahead.length > 0 ? { t, distanceM: ahead.reduce((a, b) => (b.alongM < a.alongM ? b : a)).alongM } : null;
   return null;
+}
+
+function predict(from: ProgressPoint, t: number, speedMps: number): number {
+  return from.distanceM + (speedMps * Math.max(0, t - from.t)) / 1000;
+}
+
+/**
+ * Passes reachable from `from` by time t: within the speed window, and not so far beyond the runner's own predicted
+ * progress that a single fix should be trusted with it (a 1 km GPS jump across a loop lands within maxSpeed reach).
+ */
+function plausibleFrom(
+  candidates: CourseCandidate[],
+  from: ProgressPoint,
+  t: number,
+  speedMps: number,
+  o: MatchOptions,
+): CourseCandidate[] {
+  const predicted = predict(from, t, speedMps);
+  const jumpLimit = predicted + Math.max(JUMP_SLACK_M, JUMP_SLACK_FRACTION * (predicted - from.distanceM));
+  return windowed(candidates, from, t, o).filter((c) => c.alongM <= jumpLimit);
 }
 
 function windowed(
@@ -260,8 +290,9 @@ function best(candidates: CourseCandidate[], predictedM: number): CourseCandidat
 }
 
 /**
- * Finish time: interpolated between the previous progress and this fix when the fix is past the line; when the fix
- * is just short of it (within FINISH_TOLERANCE_M), extrapolated at the runner's recent speed.
+ * Finish time. A fix well past the line interpolates by position between the previous progress and the fix; a fix
+ * short of the line extrapolates at the runner's recent speed; a fix at the line (runners stop there) says little
+ * about when they got there, so the earlier of the extrapolations from the previous progress and from the fix.
  */
 function finishTime(
   course: PreparedCourse,
@@ -272,12 +303,16 @@ function finishTime(
   startMs: number,
 ): number {
   const L = course.lengthM;
+  const speed = Math.max(recentSpeed(s, startMs), 0.5);
   const beyond = c.alongUnclampedM;
-  if (beyond > L && beyond > prev.distanceM && prev.distanceM < L) {
+  if (beyond - L >= FINISH_STOPPED_M && beyond > prev.distanceM) {
     return Math.round(prev.t + ((L - prev.distanceM) / (beyond - prev.distanceM)) * (t - prev.t));
   }
-  const speed = recentSpeed(s, startMs);
-  return Math.round(t + (Math.max(0, L - c.alongM) / Math.max(speed, 0.5)) * 1000);
+  const fromFix = t + ((L - c.alongM) / speed) * 1000;
+  if (L - c.alongM >= FINISH_STOPPED_M) return Math.round(fromFix);
+  // At the line, give or take GPS noise: standing there since an unknown moment, or about to cross.
+  const fromPrev = prev.t + ((L - prev.distanceM) / speed) * 1000;
+  return Math.round(Math.max(prev.t, Math.min(fromFix, fromPrev)));
 }
 
 /** Time-dependent fields (status, elapsed, paces, ETAs) for `nowMs`; call it to age states without new fixes. */

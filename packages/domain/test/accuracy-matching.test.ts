@@ -1,0 +1,271 @@
+/**
+ * Accuracy of course matching on synthetic tracks with known truth (issue #6): GPS noise σ = 10 m, 2.5-minute
+ * pings, 10 % dropouts, 15 % of pings delivered late (out of order), one 1 km GPS jump per runner, on an
+ * out-and-back, a 3-lap loop and a self-crossing figure eight. Deterministic (seeded); prints the figures.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  addFix,
+  buildLeaderboard,
+  computeRunnerState,
+  prepareCourse,
+  type CourseInput,
+  type Fix,
+  type PreparedCourse,
+  type RaceClock,
+  type RunnerState,
+} from '../src/course';
+import {
+  figureEightCourse,
+  lapCourse,
+  outAndBackCourse,
+  seededRandom,
+  simulateRunner,
+  type SimulatedRunner,
+} from '../src/course/synthetic';
+
+// The domain package is compiled without Node or DOM types; the test runner provides console.
+declare const console: { log: (...args: unknown[]) => void };
+
+const PING_MS = 150_000;
+const START_MS = Date.UTC(2026, 5, 6, 7, 0, 0);
+const clock: RaceClock = { startMs: START_MS, stopMs: null };
+
+interface Outcome {
+  name: string;
+  errors: number[];
+  backwardsSteps: number;
+  incrementalMismatches: number;
+  rankPairsChecked: number;
+  rankViolations: string[];
+  finishErrorsS: number[];
+  finishMissedAtFirstPing: number;
+  jumpAdvances: number[];
+  fixes: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const k = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, k)];
+}
+
+function insertSorted(all: Fix[], f: Fix): Fix[] {
+  const out = all.slice();
+  let k = out.length;
+  while (k > 0 && out[k - 1].t > f.t) k--;
+  out.splice(k, 0, f);
+  return out;
+}
+
+/**
+ * Distance the state gives for the fix at time t: that fix's progress point; the course length for the fix that
+ * finished the runner (its point carries the interpolated finish time instead); else the last progress before it
+ * (a fix that was held back).
+ */
+function estimateAt(s: RunnerState, t: number): number {
+  const p = s.progress;
+  const own = p.find((q) => q.t === t);
+  if (own) return own.distanceM;
+  if (s.finishMs !== null && p.length >= 2 && t > p[p.length - 2].t) return p[p.length - 1].distanceM;
+  let d = 0;
+  for (const q of p) {
+    if (q.t > t) break;
+    d = q.distanceM;
+  }
+  return d;
+}
+
+function runScenario(name: string, input: CourseInput, seed: number, runnerCount: number): Outcome {
+  const course = prepareCourse(input);
+  const rand = seededRandom(seed);
+  const runners: SimulatedRunner[] = [];
+  for (let r = 0; r < runnerCount; r++) {
+    runners.push(
+      simulateRunner(course, {
+        seed: seed * 100 + r,
+        startMs: START_MS,
+        paceSecPerKm: 240 + rand() * 240,
+        pingIntervalMs: PING_MS,
+        noiseM: 10,
+        dropoutRate: 0.1,
+        lateRate: 0.15,
+        maxDelayPings: 3,
+        jumpPings: [4 + Math.floor(rand() * 20)],
+        jumpM: 1000,
+      }),
+    );
+  }
+  const o: Outcome = {
+    name,
+    errors: [],
+    backwardsSteps: 0,
+    incrementalMismatches: 0,
+    rankPairsChecked: 0,
+    rankViolations: [],
+    finishErrorsS: [],
+    finishMissedAtFirstPing: 0,
+    jumpAdvances: [],
+    fixes: 0,
+  };
+
+  const finals: RunnerState[] = [];
+  for (const sim of runners) {
+    // Live path: fixes in delivery order through addFix; progress must never go backwards between deliveries.
+    let state = computeRunnerState(course, [], clock, START_MS);
+    let sorted: Fix[] = [];
+    for (const f of sim.fixes) {
+      const fix: Fix = { t: f.t, lat: f.lat, lon: f.lon };
+      const next = addFix(course, state, sorted, fix, clock, f.deliveredMs);
+      sorted = insertSorted(sorted, fix);
+      if (next.distanceM < state.distanceM - 1e-9) o.backwardsSteps++;
+      state = next;
+    }
+    const full = computeRunnerState(course, sorted, clock, START_MS + 24 * 3600_000);
+    if (full.distanceM !== state.distanceM || full.progress.length !== state.progress.length) {
+      o.incrementalMismatches++;
+    }
+    for (let k = 1; k < full.progress.length; k++) {
+      if (full.progress[k].distanceM < full.progress[k - 1].distanceM) o.backwardsSteps++;
+    }
+    finals.push(full);
+
+    for (const f of sim.fixes) {
+      if (f.isJump) {
+        // The runner's distance right after the jump fix, against the truth then.
+        const upTo = sorted.filter((x) => x.t <= f.t);
+        o.jumpAdvances.push(computeRunnerState(course, upTo, clock, f.t).distanceM - f.truthM);
+        continue;
+      }
+      if (f.t >= sim.finishMs) continue;
+      o.fixes++;
+      o.errors.push(Math.abs(estimateAt(full, f.t) - f.truthM));
+    }
+
+    o.finishErrorsS.push(full.finishMs === null ? Infinity : Math.abs(full.finishMs - sim.finishMs) / 1000);
+    const firstAfter = sorted.find((x) => x.t >= sim.finishMs);
+    if (firstAfter) {
+      const s = computeRunnerState(
+        course,
+        sorted.filter((x) => x.t <= firstAfter.t),
+        clock,
+        firstAfter.t,
+      );
+      if (s.status !== 'finished') o.finishMissedAtFirstPing++;
+    }
+  }
+
+  checkRanks(course, runners, o);
+  return o;
+}
+
+/** Every 10 minutes: runners whose true distances (at their last fix) differ by > 200 m are in the right order. */
+function checkRanks(course: PreparedCourse, runners: SimulatedRunner[], o: Outcome): void {
+  const end = Math.max(...runners.map((r) => r.finishMs)) + 2 * PING_MS;
+  for (let T = START_MS + 10 * 60_000; T <= end; T += 10 * 60_000) {
+    const entries = runners.map((sim, k) => {
+      const fixes = sim.fixes.filter((f) => f.t <= T).map((f) => ({ t: f.t, lat: f.lat, lon: f.lon }));
+      const state = computeRunnerState(course, fixes, clock, T);
+      const lastT = state.progress.length > 0 ? state.progress[state.progress.length - 1].t : START_MS;
+      return { k, sim, state, truth: state.finishMs !== null ? course.lengthM : sim.truthAt(lastT) };
+    });
+    const rows = buildLeaderboard(
+      entries.map((e) => ({
+        RunnerId: e.k + 1,
+        BibNumber: String(e.k + 1),
+        FirstName: 'R',
+        LastName: String(e.k + 1),
+        Gender: 'F',
+        Age: 30,
+        BatteryState: null,
+        state: e.state,
+      })),
+      course,
+      clock,
+      T,
+    );
+    const position = new Map(rows.map((row, i) => [row.RunnerId - 1, i]));
+    for (const a of entries) {
+      for (const b of entries) {
+        if (a.k >= b.k) continue;
+        const aFin = a.state.finishMs !== null;
+        const bFin = b.state.finishMs !== null;
+        let aAhead: boolean | null = null;
+        if (aFin && bFin) {
+          const gap = a.sim.finishMs - b.sim.finishMs;
+          if (Math.abs(gap) > 60_000) aAhead = gap < 0;
+        } else if (Math.abs(a.truth - b.truth) > 200) {
+          aAhead = a.truth > b.truth;
+        }
+        if (aAhead === null) continue;
+        o.rankPairsChecked++;
+        const ok = aAhead ? position.get(a.k)! < position.get(b.k)! : position.get(a.k)! > position.get(b.k)!;
+        if (!ok) o.rankViolations.push(`${new Date(T).toISOString()} runners ${a.k + 1}/${b.k + 1}`);
+      }
+    }
+  }
+}
+
+const scenarios: [string, CourseInput, number][] = [
+  ['out-and-back 2×5 km', outAndBackCourse(5000), 11],
+  ['3-lap loop 3×3.3 km', lapCourse(3, 3300), 22],
+  ['figure eight, crosses itself', figureEightCourse(1500, 2), 33],
+];
+
+describe('course matching accuracy on synthetic tracks', () => {
+  const outcomes = scenarios.map(([name, input, seed]) => runScenario(name, input, seed, 10));
+  const all = outcomes.flatMap((o) => o.errors).sort((a, b) => a - b);
+
+  const fmt = (x: number) => x.toFixed(1).padStart(6);
+  const lines = [
+    'scenario                          fixes   p50 m   p95 m   max m  back  rank pairs/bad  finish max s  jump adv max m',
+  ];
+  for (const o of outcomes) {
+    const e = o.errors.slice().sort((a, b) => a - b);
+    lines.push(
+      `${o.name.padEnd(32)} ${String(o.fixes).padStart(6)} ${fmt(percentile(e, 50))}  ${fmt(percentile(e, 95))}  ${fmt(e[e.length - 1])}  ${String(o.backwardsSteps).padStart(4)}  ${String(o.rankPairsChecked).padStart(9)}/${o.rankViolations.length}  ${fmt(Math.max(...o.finishErrorsS))}        ${fmt(Math.max(...o.jumpAdvances))}`,
+    );
+  }
+  lines.push(
+    `${'ALL'.padEnd(32)} ${String(all.length).padStart(6)} ${fmt(percentile(all, 50))}  ${fmt(percentile(all, 95))}  ${fmt(all[all.length - 1])}`,
+  );
+  console.log(
+    `\nCourse matching accuracy (σ = 10 m, 2.5 min pings, 10 % dropped, 15 % late, 1 km jumps)\n${lines.join('\n')}\n`,
+  );
+
+  it.each(outcomes.map((o) => [o.name, o] as const))('%s: p95 error along the course ≤ 30 m', (_n, o) => {
+    const e = o.errors.slice().sort((a, b) => a - b);
+    expect(e.length).toBeGreaterThan(100);
+    expect(percentile(e, 95)).toBeLessThanOrEqual(30);
+  });
+
+  it('all scenarios together: p95 ≤ 30 m', () => {
+    expect(percentile(all, 95)).toBeLessThanOrEqual(30);
+  });
+
+  it.each(outcomes.map((o) => [o.name, o] as const))('%s: progress never goes backwards', (_n, o) => {
+    expect(o.backwardsSteps).toBe(0);
+  });
+
+  it.each(outcomes.map((o) => [o.name, o] as const))(
+    '%s: the live (incremental, out-of-order) state equals a full recomputation',
+    (_n, o) => {
+      expect(o.incrementalMismatches).toBe(0);
+    },
+  );
+
+  it.each(outcomes.map((o) => [o.name, o] as const))('%s: ranks right for runners > 200 m apart', (_n, o) => {
+    expect(o.rankPairsChecked).toBeGreaterThan(50);
+    expect(o.rankViolations).toEqual([]);
+  });
+
+  it.each(outcomes.map((o) => [o.name, o] as const))('%s: finish detected within one ping', (_n, o) => {
+    for (const s of o.finishErrorsS) expect(s).toBeLessThanOrEqual(PING_MS / 1000);
+    expect(o.finishMissedAtFirstPing).toBe(0);
+  });
+
+  it.each(outcomes.map((o) => [o.name, o] as const))('%s: a 1 km GPS jump moves nobody ahead', (_n, o) => {
+    expect(o.jumpAdvances.length).toBe(10);
+    for (const a of o.jumpAdvances) expect(a).toBeLessThanOrEqual(60);
+  });
+});
