@@ -7,9 +7,11 @@ import authPlugin from './plugins/auth';
 import oidcPlugin from './oidc/plugin';
 import configRoutes from './routes/config';
 import eventsPlugin from './events/plugin';
+import livePlugin from './live/plugin';
 import webAppPlugin from './plugins/web-app';
 import openApiPlugin from './plugins/openapi';
 import apiRoutes from './routes';
+import ingestPlugin from './ingest/plugin';
 import './types';
 
 export interface BuildAppOptions {
@@ -54,7 +56,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
   await app.register(configRoutes);
+  await app.register(livePlugin);
   await app.register(apiRoutes);
+  await app.register(ingestPlugin);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---
   await app.register(webAppPlugin);

@@ -1,0 +1,180 @@
+import { batteryStateFromPercent, type FixInput } from '../types';
+import { num } from '../validate';
+
+/**
+ * LoRaWAN network servers: The Things Stack v3 webhooks and ChirpStack v4 HTTP integration. The runner's position
+ * comes from the payload decoder's output (field names vary by tracker, so the common ones are accepted) or a
+ * location the network computed — never the registry ("user") location or a gateway's.
+ */
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+const LAT_KEYS = ['latitude', 'lat', 'Latitude', 'LATITUDE', 'gpsLat', 'latitudeDeg'];
+const LON_KEYS = [
+  'longitude',
+  'lon',
+  'lng',
+  'long',
+  'Longitude',
+  'LONGITUDE',
+  'gpsLon',
+  'gpsLng',
+  'longitudeDeg',
+];
+const ALT_KEYS = ['altitude', 'alt', 'Altitude', 'height', 'elevation'];
+const BATT_PERCENT_KEYS = [
+  'battery',
+  'batteryPercent',
+  'battery_percent',
+  'batteryLevel',
+  'battery_level',
+  'batt',
+  'bat',
+];
+const TIME_KEYS = ['time', 'timestamp', 'gpsTime', 'fixTime'];
+const NESTED = ['gps', 'location', 'position', 'coordinates', 'gnss'];
+
+function pick(o: Obj, keys: string[]): number | undefined {
+  for (const k of keys) {
+    const v = num(o[k]);
+    if (v !== undefined && Number.isFinite(v)) return v;
+  }
+  return undefined;
+}
+
+interface Decoded {
+  lat?: number;
+  lon?: number;
+  alt?: number;
+  battery?: number;
+  time?: Date;
+}
+
+/** Reads decoder output at the top level or one level down (gps/location/position objects). */
+export function readDecoded(o: unknown): Decoded {
+  if (!isObj(o)) return {};
+  const candidates = [o, ...NESTED.map((k) => o[k]).filter(isObj)];
+  const out: Decoded = {};
+  for (const c of candidates) {
+    const lat = pick(c, LAT_KEYS);
+    const lon = pick(c, LON_KEYS);
+    if (lat !== undefined && lon !== undefined) {
+      out.lat = lat;
+      out.lon = lon;
+      out.alt = pick(c, ALT_KEYS);
+      break;
+    }
+  }
+  const b = pick(o, BATT_PERCENT_KEYS);
+  // Some decoders report volts under "battery"; only a 0–100 value with a percent meaning is taken.
+  if (b !== undefined && b >= 0 && b <= 100 && !(b < 5 && !Number.isInteger(b))) out.battery = b;
+  for (const k of TIME_KEYS) {
+    const v = o[k];
+    if (v === undefined || v === null || v === '') continue;
+    const n = num(v);
+    const d =
+      n !== undefined && Number.isFinite(n) ? new Date(n < 2 ** 31 ? n * 1000 : n) : new Date(String(v));
+    if (Number.isFinite(d.getTime())) {
+      out.time = d;
+      break;
+    }
+  }
+  return out;
+}
+
+/** A position with both coordinates exactly 0 is a tracker without a fix. */
+const noFix = (lat?: number, lon?: number) =>
+  lat === undefined || lon === undefined || (lat === 0 && lon === 0);
+
+export interface LorawanParsed {
+  devEui: string | null;
+  fix: Omit<FixInput, 'device'> | null;
+  batteryPercent: number | null;
+}
+
+function build(
+  lat: number | undefined,
+  lon: number | undefined,
+  alt: number | undefined,
+  time: Date,
+  battery: number | null,
+): Omit<FixInput, 'device'> | null {
+  if (noFix(lat, lon)) return null;
+  return {
+    source: 'lorawan',
+    fixTime: time,
+    lat: lat!,
+    lon: lon!,
+    altitude: alt ?? null,
+    speed: null,
+    batteryPercent: battery,
+    batteryState: batteryStateFromPercent(battery),
+  };
+}
+
+const date = (v: unknown): Date | undefined => {
+  if (typeof v !== 'string' || !v) return undefined;
+  const d = new Date(v);
+  return Number.isFinite(d.getTime()) ? d : undefined;
+};
+
+/** The Things Stack uplink message (webhook "uplink message" path). */
+export function parseTtn(body: unknown): LorawanParsed {
+  if (!isObj(body)) return { devEui: null, fix: null, batteryPercent: null };
+  const ids = isObj(body.end_device_ids) ? body.end_device_ids : {};
+  const devEui = typeof ids.dev_eui === 'string' ? ids.dev_eui : null;
+  const up = isObj(body.uplink_message) ? body.uplink_message : {};
+  const dec = readDecoded(up.decoded_payload);
+  const rx = Array.isArray(up.rx_metadata) && isObj(up.rx_metadata[0]) ? up.rx_metadata[0] : {};
+  const time = dec.time ?? date(rx.time) ?? date(up.received_at) ?? date(body.received_at) ?? new Date();
+  let battery = dec.battery ?? null;
+  const lbp = isObj(up.last_battery_percentage) ? up.last_battery_percentage : null;
+  if (battery === null && lbp) {
+    const v = num(lbp.value);
+    if (v !== undefined && Number.isFinite(v)) battery = v;
+  }
+  let lat = dec.lat;
+  let lon = dec.lon;
+  let alt = dec.alt;
+  if (noFix(lat, lon) && isObj(up.locations)) {
+    // frm-payload (decoder) or a network-solved location; "user" is the static registry location.
+    for (const [k, v] of Object.entries(up.locations)) {
+      if (k === 'user' || !isObj(v)) continue;
+      lat = num(v.latitude);
+      lon = num(v.longitude);
+      alt = num(v.altitude);
+      if (!noFix(lat, lon)) break;
+    }
+  }
+  return { devEui, fix: build(lat, lon, alt, time, battery), batteryPercent: battery };
+}
+
+/** ChirpStack v4 JSON events: `up` (decoded `object`), `location` (network geolocation), `status` (battery). */
+export function parseChirpstack(event: string, body: unknown): LorawanParsed {
+  if (!isObj(body)) return { devEui: null, fix: null, batteryPercent: null };
+  const info = isObj(body.deviceInfo) ? body.deviceInfo : {};
+  const devEui = typeof info.devEui === 'string' ? info.devEui : null;
+  const time = date(body.time) ?? new Date();
+  if (event === 'status') {
+    const b = num(body.batteryLevel);
+    const usable = b !== undefined && Number.isFinite(b) && body.batteryLevelUnavailable !== true;
+    return { devEui, fix: null, batteryPercent: usable ? b : null };
+  }
+  if (event === 'location') {
+    const loc = isObj(body.location) ? body.location : {};
+    return {
+      devEui,
+      fix: build(num(loc.latitude), num(loc.longitude), num(loc.altitude), time, null),
+      batteryPercent: null,
+    };
+  }
+  if (event !== 'up') return { devEui, fix: null, batteryPercent: null };
+  const dec = readDecoded(body.object);
+  const battery = dec.battery ?? null;
+  return {
+    devEui,
+    fix: build(dec.lat, dec.lon, dec.alt, dec.time ?? time, battery),
+    batteryPercent: battery,
+  };
+}

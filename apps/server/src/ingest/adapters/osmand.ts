@@ -1,0 +1,99 @@
+import { badRequest } from '../../lib/errors';
+import { batteryStateFromPercent, type FixInput } from '../types';
+import { num } from '../validate';
+
+/**
+ * OsmAnd protocol as Traccar's server reads it: parameters from the query string (GET or the old Traccar Client's
+ * POST), or a form body, or the JSON body of Traccar Client 9+. `id`/`deviceid`/`device_id` is our TrackingKey.
+ */
+
+const KNOTS_TO_MS = 1 / 1.943844;
+
+/** Traccar's rules: integer < 2^31 is seconds, larger is ms; ISO 8601; "yyyy-MM-dd HH:mm:ss" (UTC); absent → now. */
+export function parseOsmandTime(v: unknown, now = new Date()): Date {
+  if (v === undefined || v === null || v === '') return now;
+  const s = String(v).trim();
+  if (/^-?\d+(\.\d+)?$/.test(s)) {
+    const n = Number(s);
+    return new Date(n < 2 ** 31 ? n * 1000 : n);
+  }
+  if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(s)) return new Date(s.replace(' ', 'T') + 'Z');
+  return new Date(s);
+}
+
+const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
+
+export interface OsmandParsed {
+  key: string;
+  fixes: FixInput[];
+}
+
+/** Query or form parameters (already merged, query first). */
+export function parseOsmandParams(params: Record<string, unknown>): OsmandParsed {
+  const p: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) p[k] = first(v);
+  const key = String(p.id ?? p.deviceid ?? p.device_id ?? '').trim();
+  if (!key) throw badRequest('The device id (id) is missing.', 'missing_device_id');
+  let lat = num(p.lat);
+  let lon = num(p.lon);
+  if ((lat === undefined || lon === undefined) && typeof p.location === 'string') {
+    const [a, b] = p.location.split(',');
+    lat = num(a);
+    lon = num(b);
+  }
+  if (lat === undefined || lon === undefined)
+    throw badRequest('lat and lon are required.', 'invalid_position');
+  const speedKnots = num(p.speed);
+  const batt = num(p.batt);
+  return {
+    key,
+    fixes: [
+      {
+        device: { trackingKey: key },
+        source: 'osmand',
+        fixTime: parseOsmandTime(p.timestamp),
+        lat,
+        lon,
+        altitude: num(p.altitude) ?? null,
+        speed: speedKnots === undefined ? null : speedKnots * KNOTS_TO_MS,
+        batteryPercent: batt ?? null,
+        batteryState: batteryStateFromPercent(batt),
+      },
+    ],
+  };
+}
+
+interface TraccarLocation {
+  timestamp?: unknown;
+  coords?: { latitude?: unknown; longitude?: unknown; altitude?: unknown; speed?: unknown };
+  battery?: { level?: unknown; is_charging?: unknown };
+}
+
+/** Traccar Client 9+ (flutter_background_geolocation): {device_id, location:{timestamp, coords, battery}}; a
+ * batch sync sends `location` as an array. */
+export function parseTraccarJson(body: Record<string, unknown>): OsmandParsed {
+  const key = String(body.device_id ?? body.id ?? body.deviceid ?? '').trim();
+  if (!key) throw badRequest('The device id (device_id) is missing.', 'missing_device_id');
+  const raw = body.location;
+  const list = (Array.isArray(raw) ? raw : [raw]) as (TraccarLocation | undefined)[];
+  if (!list.length || list.some((l) => !l || typeof l !== 'object' || !l.coords))
+    throw badRequest('location.coords is required.', 'invalid_position');
+  const fixes = list.map((l): FixInput => {
+    const c = l!.coords!;
+    const speed = num(c.speed);
+    const level = num(l!.battery?.level);
+    const percent = level === undefined || level < 0 ? null : Math.round(level * 1000) / 10;
+    return {
+      device: { trackingKey: key },
+      source: 'osmand',
+      fixTime: parseOsmandTime(l!.timestamp),
+      lat: num(c.latitude) ?? NaN,
+      lon: num(c.longitude) ?? NaN,
+      altitude: num(c.altitude) ?? null,
+      speed: speed === undefined || speed < 0 ? null : speed,
+      batteryPercent: percent,
+      batteryState: batteryStateFromPercent(percent),
+    };
+  });
+  return { key, fixes };
+}

@@ -1,0 +1,131 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../db/client';
+import type { EventBus, LiveEvent } from '../events/bus';
+import { badRequest } from '../lib/errors';
+import { GroupCommitter } from './group-commit';
+import { storeAlert, storeFixes, type AlertInput, type StoredAlert } from './repository';
+import type { FixInput, FixOutcome } from './types';
+import { fixProblem } from './validate';
+
+export type BatchOutcome = FixOutcome | { status: 'invalid'; message: string };
+
+export interface PipelineOptions {
+  db: Db;
+  events: EventBus;
+  log: FastifyBaseLogger;
+  /** Batches written at once: 1 on PGlite (one connection), a few on PostgreSQL. */
+  concurrency: number;
+  maxBatch?: number;
+}
+
+/**
+ * The one way a position enters the store, whatever its source: validate → (batched) one statement that finds the
+ * device, attributes the fix to the runner holding it at fix time, inserts it idempotently and moves the device's
+ * newest-fix fields only forward → resolve the callers after commit → publish on the event bus.
+ */
+export class IngestPipeline {
+  private readonly committer: GroupCommitter<FixInput, FixOutcome>;
+  private closed = false;
+
+  constructor(private readonly opts: PipelineOptions) {
+    this.committer = new GroupCommitter<FixInput, FixOutcome>({
+      write: (items) => this.write(items),
+      concurrency: opts.concurrency,
+      maxBatch: opts.maxBatch ?? 500,
+      onBatchError: (err, size) => opts.log.warn({ err, size }, 'ingest batch failed; retrying one by one'),
+    });
+  }
+
+  /** One fix from an HTTP client: invalid → 400 (nothing stored). */
+  async ingest(fix: FixInput): Promise<FixOutcome> {
+    const problem = fixProblem(fix);
+    if (problem) throw badRequest(problem, 'invalid_position');
+    return this.committer.submit(fix);
+  }
+
+  /** A batch from a source that cannot be answered per fix (inReach, SPOT, MQTT): invalid fixes are skipped. */
+  async ingestMany(fixes: FixInput[]): Promise<BatchOutcome[]> {
+    // Oldest first, so a backlog arrives in the order the device recorded it.
+    const order = fixes
+      .map((f, i) => i)
+      .sort((a, b) => fixes[a].fixTime.getTime() - fixes[b].fixTime.getTime());
+    const out: BatchOutcome[] = new Array<BatchOutcome>(fixes.length);
+    await Promise.all(
+      order.map(async (i) => {
+        const problem = fixProblem(fixes[i]);
+        out[i] = problem ? { status: 'invalid', message: problem } : await this.committer.submit(fixes[i]);
+      }),
+    );
+    return out;
+  }
+
+  async recordAlert(a: AlertInput): Promise<StoredAlert | null> {
+    const stored = await storeAlert(this.opts.db, a);
+    if (stored) {
+      this.publish([
+        {
+          type: 'alert',
+          raceId: stored.raceId,
+          runnerId: stored.runnerId,
+          deviceId: stored.deviceId,
+          kind: stored.kind,
+          at: stored.at,
+        },
+      ]);
+    }
+    return stored;
+  }
+
+  async close() {
+    this.closed = true;
+    await this.committer.drain();
+  }
+
+  private async write(items: FixInput[]): Promise<FixOutcome[]> {
+    const stored = await storeFixes(this.opts.db, items);
+    const events: LiveEvent[] = [];
+    const published = new Set<number>();
+    const out = stored.map((row): FixOutcome => {
+      if (row.deviceId === null) return { status: 'unknown_device' };
+      if (row.positionId === null) return { status: 'duplicate', deviceId: row.deviceId };
+      const f = items[row.idx];
+      // Two copies of one fix in the same batch share a row: publish it once.
+      if (!published.has(row.positionId)) {
+        published.add(row.positionId);
+        events.push({
+          type: 'position',
+          raceId: row.raceId,
+          runnerId: row.runnerId,
+          deviceId: row.deviceId,
+          positionId: row.positionId,
+          fixTime: f.fixTime.toISOString(),
+          receivedAt: row.receivedAt ?? new Date().toISOString(),
+          lat: f.lat,
+          lon: f.lon,
+          altitude: f.altitude ?? null,
+          speed: f.speed ?? null,
+          batteryPercent: f.batteryPercent ?? null,
+          batteryState: f.batteryState ?? null,
+          source: f.source,
+        });
+      }
+      return {
+        status: 'stored',
+        positionId: row.positionId,
+        deviceId: row.deviceId,
+        raceId: row.raceId,
+        runnerId: row.runnerId,
+      };
+    });
+    this.publish(events);
+    return out;
+  }
+
+  /** After commit; a bus failure must not turn a stored fix into an error for its sender. */
+  private publish(events: LiveEvent[]) {
+    if (this.closed && !events.length) return;
+    for (const e of events) {
+      this.opts.events.publish(e).catch((err: unknown) => this.opts.log.warn({ err }, 'publish failed'));
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { HttpError } from '../lib/errors';
+
+/**
+ * Token buckets in memory, one per key. A bucket starts full, so a tracker back in coverage can upload hundreds
+ * of buffered fixes at once; after that it is held to the sustained rate. Per process: with several processes each
+ * enforces its own share, which is enough to stop one broken tracker from flooding the store.
+ */
+export interface BucketSpec {
+  capacity: number;
+  perSecond: number;
+}
+
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(private readonly spec: BucketSpec) {}
+
+  /** Takes n tokens if available. */
+  take(key: string, n = 1, now = Date.now()): boolean {
+    let b = this.buckets.get(key);
+    if (!b) {
+      b = { tokens: this.spec.capacity, at: now };
+      this.buckets.set(key, b);
+    } else {
+      b.tokens = Math.min(this.spec.capacity, b.tokens + ((now - b.at) / 1000) * this.spec.perSecond);
+      b.at = now;
+    }
+    if (b.tokens < n) return false;
+    b.tokens -= n;
+    if (this.buckets.size > 100_000) this.prune(now);
+    return true;
+  }
+
+  /** Forget full buckets so memory stays bounded when many keys are seen. */
+  private prune(now: number) {
+    for (const [k, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 1000) * this.spec.perSecond >= this.spec.capacity)
+        this.buckets.delete(k);
+    }
+  }
+}
+
+export interface RateLimitSpec {
+  device: BucketSpec;
+  source: BucketSpec;
+}
+
+/**
+ * Defaults: a device may burst 1,000 fixes (hours of 10-second buffered fixes) and then 2 per second; a whole
+ * source 20,000 in a burst and then 10,000 per second, beyond what the store takes on one server anyway.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimitSpec = {
+  device: { capacity: 1000, perSecond: 2 },
+  source: { capacity: 20_000, perSecond: 10_000 },
+};
+
+export class IngestRateLimiter {
+  private readonly device: TokenBuckets;
+  private readonly source: TokenBuckets;
+  constructor(spec: RateLimitSpec = DEFAULT_RATE_LIMITS) {
+    this.device = new TokenBuckets(spec.device);
+    this.source = new TokenBuckets(spec.source);
+  }
+
+  /** Throws 429 when the source or the device (named by its credential or hardware id) is over its limit. */
+  check(source: string, deviceKey: string, n = 1) {
+    if (!this.source.take(source, n))
+      throw new HttpError(429, 'rate_limited', `Too many positions from ${source} right now; retry shortly.`);
+    if (!this.device.take(`${source}:${deviceKey}`, n))
+      throw new HttpError(429, 'rate_limited', 'This device is sending too many positions; retry shortly.');
+  }
+
+  /** For sources that must never be answered with an error (inReach, SPOT, MQTT): true = accept. */
+  allow(source: string, deviceKey: string, n = 1): boolean {
+    return this.source.take(source, n) && this.device.take(`${source}:${deviceKey}`, n);
+  }
+}

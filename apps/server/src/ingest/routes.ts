@@ -1,0 +1,194 @@
+import { timingSafeEqual } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, badRequest } from '../lib/errors';
+import { parseInreach } from './adapters/inreach';
+import { parseChirpstack, parseTtn, type LorawanParsed } from './adapters/lorawan';
+import { parseOsmandParams, parseTraccarJson, type OsmandParsed } from './adapters/osmand';
+import { basicPassword, parseOwnTracks } from './adapters/owntracks';
+import type { IngestPipeline } from './pipeline';
+import type { IngestRateLimiter } from './rate-limit';
+import { deviceIdByKey, updateBattery } from './repository';
+import type { FixOutcome } from './types';
+import { fixProblem } from './validate';
+
+export interface IngestRouteDeps {
+  pipeline: IngestPipeline;
+  limiter: IngestRateLimiter;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Constant-time comparison of a presented secret with the configured one. */
+export function secretMatches(presented: string | undefined, expected: string): boolean {
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const notConfigured = (what: string, variable: string) =>
+  new HttpError(
+    503,
+    'not_configured',
+    `${what} ingestion is not enabled on this server (${variable} is not set).`,
+  );
+
+function requireBearer(request: FastifyRequest, secret: string | undefined, what: string) {
+  if (!secret) throw notConfigured(what, 'LORAWAN_WEBHOOK_SECRET');
+  const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  if (!m || !secretMatches(m[1], secret))
+    throw new HttpError(
+      401,
+      'unauthorized',
+      'A valid "Authorization: Bearer <webhook secret>" header is required.',
+    );
+}
+
+/**
+ * Device ingestion endpoints. Each adapter turns its wire format into FixInput; everything else (validation,
+ * attribution, idempotent storage, acking after commit, publishing) is the pipeline's.
+ */
+export default async function ingestRoutes(app: FastifyInstance, deps: IngestRouteDeps) {
+  const { pipeline, limiter } = deps;
+  const { config } = app;
+
+  // Old Traccar Client / DIY devices may POST form bodies or empty bodies with odd content types.
+  await app.register(formbody);
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  // An empty JSON body is "no body" (old clients send Content-Length: 0 with any content type).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  /** Validate all first (a request is stored whole or not at all), then store. */
+  async function storeAll(source: string, parsed: OsmandParsed, kind: string): Promise<FixOutcome[]> {
+    for (const f of parsed.fixes) {
+      const problem = fixProblem(f);
+      if (problem) throw badRequest(problem, 'invalid_position');
+    }
+    limiter.check(source, parsed.key, parsed.fixes.length);
+    const outcomes = await Promise.all(parsed.fixes.map((f) => pipeline.ingest(f)));
+    if (outcomes.some((o) => o.status === 'unknown_device'))
+      throw badRequest(`No device has this ${kind}.`, 'unknown_device');
+    return outcomes;
+  }
+
+  // --- Traccar Client / OsmAnd ---
+  const osmand = async (request: FastifyRequest, reply: FastifyReply) => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const body = request.body;
+    let parsed: OsmandParsed;
+    if (isObj(body) && (isObj(body.location) || Array.isArray(body.location)))
+      parsed = parseTraccarJson(body);
+    else if (Object.keys(query).length) parsed = parseOsmandParams(query);
+    else if (isObj(body)) parsed = parseOsmandParams(body);
+    else if (typeof body === 'string' && body.includes('='))
+      parsed = parseOsmandParams(Object.fromEntries(new URLSearchParams(body)));
+    else throw badRequest('Send the OsmAnd parameters (id, lat, lon, timestamp…).', 'missing_device_id');
+    await storeAll('osmand', parsed, 'id');
+    return reply.code(200).send();
+  };
+  app.get('/api/ingest/osmand', osmand);
+  app.post('/api/ingest/osmand', osmand);
+
+  // --- OwnTracks (HTTP mode) ---
+  app.post('/api/ingest/owntracks', async (request, reply) => {
+    const key = basicPassword(request.headers.authorization);
+    const refuse = () => {
+      reply.header('WWW-Authenticate', 'Basic realm="RaceBeacon"');
+      return new HttpError(
+        401,
+        'unauthorized',
+        "Use HTTP Basic auth with the device's tracking key as password.",
+      );
+    };
+    if (!key) throw refuse();
+    const fix = parseOwnTracks(typeof request.body === 'string' ? tryJson(request.body) : request.body, key);
+    if (!fix) {
+      if ((await deviceIdByKey(app.db, key)) === null) throw refuse();
+      return reply.code(200).send([]);
+    }
+    const problem = fixProblem(fix);
+    if (problem) throw badRequest(problem, 'invalid_position');
+    limiter.check('owntracks', key);
+    const out = await pipeline.ingest(fix);
+    if (out.status === 'unknown_device') throw refuse();
+    return reply.code(200).send([]);
+  });
+
+  // --- Garmin inReach IPC Outbound ---
+  app.post('/api/ingest/inreach', async (request, reply) => {
+    const token = config.INREACH_OUTBOUND_TOKEN;
+    if (!token) throw notConfigured('inReach', 'INREACH_OUTBOUND_TOKEN');
+    const presented = request.headers['x-outbound-auth-token'];
+    if (!secretMatches(Array.isArray(presented) ? presented[0] : presented, token))
+      throw new HttpError(401, 'unauthorized', 'A valid X-Outbound-Auth-Token header is required.');
+    // Authenticated: always 200 (Garmin suspends integrations that fail); problems are logged, not returned.
+    const { fixes, alerts } = parseInreach(
+      typeof request.body === 'string' ? tryJson(request.body) : request.body,
+    );
+    const allowed = fixes.filter((f) =>
+      limiter.allow('inreach', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
+    );
+    const outcomes = await pipeline.ingestMany(allowed);
+    let alertsStored = 0;
+    for (const a of alerts) if (await pipeline.recordAlert(a)) alertsStored++;
+    const count = (s: string) => outcomes.filter((o) => o.status === s).length;
+    if (count('invalid') || count('unknown_device'))
+      request.log.info(
+        { invalid: count('invalid'), unknown: count('unknown_device') },
+        'inReach events skipped',
+      );
+    return reply.code(200).send({
+      stored: count('stored'),
+      duplicates: count('duplicate'),
+      skipped: fixes.length - count('stored') - count('duplicate'),
+      alerts: alertsStored,
+    });
+  });
+
+  // --- LoRaWAN: The Things Stack and ChirpStack ---
+  async function lorawan(request: FastifyRequest, reply: FastifyReply, parsed: LorawanParsed) {
+    if (!parsed.devEui) throw badRequest('The uplink names no DevEUI.', 'missing_device_id');
+    const hardwareIds = [parsed.devEui];
+    if (!parsed.fix) {
+      const id =
+        parsed.batteryPercent === null
+          ? null
+          : await updateBattery(app.db, 'lorawan', hardwareIds, parsed.batteryPercent, null);
+      return reply.code(200).send({ status: id === null ? 'ignored' : 'battery' });
+    }
+    const fix = { ...parsed.fix, device: { source: 'lorawan' as const, hardwareIds } };
+    limiter.check('lorawan', parsed.devEui.toLowerCase());
+    const out = await pipeline.ingest(fix);
+    // A DevEUI not registered here is not an error of the network server (it would disable the webhook).
+    return reply.code(200).send({ status: out.status });
+  }
+
+  app.post('/api/ingest/ttn', async (request, reply) => {
+    requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
+    return lorawan(request, reply, parseTtn(request.body));
+  });
+
+  app.post('/api/ingest/chirpstack', async (request, reply) => {
+    requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
+    const event = String((request.query as Record<string, unknown>).event ?? 'up');
+    return lorawan(request, reply, parseChirpstack(event, request.body));
+  });
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { requireAdmin } from '../plugins/auth';
+import { conflict, notFound } from '../lib/errors';
+import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './repository';
+import type { SpotPoller } from './spot-poller';
+
+const feedOut = z.object({
+  Id: z.number(),
+  FeedId: z.string(),
+  HasPassword: z.boolean(),
+  LastPolledAt: z.string().nullable(),
+  LastError: z.string().nullable(),
+  CreatedAt: z.string(),
+});
+
+/** The password is write-only: it is needed to poll, never shown again. */
+const toDto = (f: SpotFeedRow): z.infer<typeof feedOut> => ({
+  Id: f.id,
+  FeedId: f.feedId,
+  HasPassword: !!f.feedPassword,
+  LastPolledAt: f.lastPolledAt,
+  LastError: f.lastError,
+  CreatedAt: f.createdAt,
+});
+
+/** Admin registration of SPOT shared-page feeds (the poller reads them). */
+export default async function spotFeedRoutes(app: FastifyInstance, deps: { poller: SpotPoller }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/api/admin/spot-feeds',
+    { schema: { tags: ['admin'], response: { 200: z.array(feedOut) } } },
+    async (request) => {
+      requireAdmin(request);
+      return (await listSpotFeeds(app.db)).map(toDto);
+    },
+  );
+
+  r.post(
+    '/api/admin/spot-feeds',
+    {
+      schema: {
+        tags: ['admin'],
+        body: z.object({
+          FeedId: z
+            .string()
+            .trim()
+            .min(1, 'FeedId is required')
+            .max(100)
+            .regex(
+              /^[A-Za-z0-9_-]+$/,
+              'FeedId must be the feed id from the SPOT shared page (letters and digits)',
+            ),
+          FeedPassword: z.string().max(200).optional().nullable(),
+        }),
+        response: { 201: feedOut },
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(request);
+      const { FeedId, FeedPassword } = request.body;
+      const row = await insertSpotFeed(app.db, FeedId, FeedPassword ? FeedPassword : null);
+      if (!row) throw conflict('This SPOT feed is already registered.');
+      deps.poller.feedAdded(row.id);
+      return reply.code(201).send(toDto(row));
+    },
+  );
+
+  r.delete(
+    '/api/admin/spot-feeds/:id',
+    { schema: { tags: ['admin'], params: z.object({ id: z.coerce.number().int().positive() }) } },
+    async (request, reply) => {
+      requireAdmin(request);
+      if (!(await deleteSpotFeed(app.db, request.params.id))) throw notFound('No SPOT feed has this id.');
+      return reply.code(204).send();
+    },
+  );
+}
