@@ -1,0 +1,102 @@
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { courses, devices, positions, races, runners, type CourseGeometry } from '../db/schema';
+
+/** What the live race needs from the database, read in one go when a race's live state is (re)built. */
+
+export interface LiveRaceRow {
+  id: number;
+  approved: boolean;
+  startTime: Date | null;
+  hasStarted: boolean;
+  hasFinished: boolean;
+  clockStartedAt: Date | null;
+  clockStoppedAt: Date | null;
+}
+
+export interface LiveRunnerRow {
+  id: number;
+  firstName: string;
+  lastName: string;
+  bibNumber: string | null;
+  gender: string;
+  age: number | null;
+  batteryState: string | null;
+  batteryPercent: number | null;
+}
+
+export interface LiveFixRow {
+  runnerId: number;
+  t: number;
+  lat: number;
+  lon: number;
+  batteryPercent: number | null;
+  batteryState: string | null;
+}
+
+export async function findLiveRace(db: DbOrTx, raceId: number): Promise<LiveRaceRow | null> {
+  const [row] = await db
+    .select({
+      id: races.id,
+      approved: races.approved,
+      startTime: races.startTime,
+      hasStarted: races.hasStarted,
+      hasFinished: races.hasFinished,
+      clockStartedAt: races.clockStartedAt,
+      clockStoppedAt: races.clockStoppedAt,
+    })
+    .from(races)
+    .where(eq(races.id, raceId));
+  return row ?? null;
+}
+
+export async function findCourseGeometry(db: DbOrTx, raceId: number): Promise<CourseGeometry | null> {
+  const [row] = await db
+    .select({ geometry: courses.geometry })
+    .from(courses)
+    .where(eq(courses.raceId, raceId));
+  return row?.geometry ?? null;
+}
+
+/** Runners of the race with the battery of the device they hold now (if any). */
+export async function listLiveRunners(db: DbOrTx, raceId: number): Promise<LiveRunnerRow[]> {
+  return db
+    .select({
+      id: runners.id,
+      firstName: runners.firstName,
+      lastName: runners.lastName,
+      bibNumber: runners.bibNumber,
+      gender: runners.gender,
+      age: runners.age,
+      batteryState: devices.batteryState,
+      batteryPercent: devices.batteryPercent,
+    })
+    .from(runners)
+    .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
+    .where(eq(runners.raceId, raceId))
+    .orderBy(asc(runners.id));
+}
+
+/** Every attributed fix of the race, in runner then fix-time order. */
+export async function listRaceFixes(db: DbOrTx, raceId: number): Promise<LiveFixRow[]> {
+  const rows = await db
+    .select({
+      runnerId: positions.runnerId,
+      fixTime: positions.fixTime,
+      lat: positions.lat,
+      lon: positions.lon,
+      batteryPercent: positions.batteryPercent,
+      batteryState: positions.batteryState,
+    })
+    .from(positions)
+    .where(and(eq(positions.raceId, raceId), isNotNull(positions.runnerId)))
+    .orderBy(asc(positions.runnerId), asc(positions.fixTime));
+  return rows.map((r) => ({
+    runnerId: r.runnerId!,
+    t: r.fixTime.getTime(),
+    lat: r.lat,
+    lon: r.lon,
+    batteryPercent: r.batteryPercent,
+    batteryState: r.batteryState,
+  }));
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AGE_GROUPS, parseAgeGroup } from '@racebeacon/domain';
+import { courseTrack } from './course-track';
+
+const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
+
+const leaderboardQuery = z.object({
+  gender: z.enum(['M', 'F']).optional(),
+  ageGroup: z
+    .string()
+    .refine((g) => parseAgeGroup(g) !== null, {
+      message: `must be an age group such as ${AGE_GROUPS.join(', ')}`,
+    })
+    .optional(),
+  search: z.string().trim().max(100).optional(),
+});
+
+const positionsQuery = z.object({
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** Public live routes: thin, the rules are in LiveService. */
+export default async function liveRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+
+  app.get(
+    '/api/open/races/:id/leaderboard',
+    {
+      schema: {
+        tags: ['live'],
+        summary: 'Live leaderboard of an approved race (optionally filtered)',
+        params,
+        querystring: leaderboardQuery,
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { gender, ageGroup, search } = request.query;
+      reply.header('cache-control', 'no-cache');
+      if (!gender && !ageGroup && !search) {
+        // The common read: one serialisation per race version, shared by every reader.
+        return reply.type('application/json; charset=utf-8').send(await app.live.leaderboardJson(id));
+      }
+      return app.live.leaderboard(id, { gender, ageGroup, search });
+    },
+  );
+
+  app.get(
+    '/api/open/races/:id/positions',
+    {
+      schema: {
+        tags: ['live'],
+        summary: 'Latest position and a bounded trail ([timeMs, lat, lon]) per runner',
+        params,
+        querystring: positionsQuery,
+      },
+    },
+    async (request, reply) => {
+      const since = request.query.since ? Date.parse(request.query.since) : undefined;
+      reply.header('cache-control', 'no-cache');
+      return app.live.positions(request.params.id, since);
+    },
+  );
+
+  app.get(
+    '/api/open/races/:id/course-track',
+    {
+      schema: {
+        tags: ['live'],
+        summary: 'Course line, km markers, waypoints and elevation profile for the live map',
+        params,
+      },
+    },
+    async (request) => {
+      const course = await app.live.course(request.params.id);
+      return courseTrack(course);
+    },
+  );
+
+  app.get(
+    '/api/open/races/:id/live',
+    {
+      schema: {
+        tags: ['live'],
+        summary: 'Server-Sent Events: a snapshot, then batched updates of the runners that changed',
+        params,
+      },
+    },
+    async (request, reply) => {
+      const lastEventId = request.headers['last-event-id'];
+      const open = await app.live.prepareStream(
+        request.params.id,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
+      reply.hijack();
+      open(reply.raw);
+    },
+  );
+}

@@ -1,0 +1,29 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { LiveService } from './live-service';
+import liveRoutes from './live-routes';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The live race: in-memory state per race, leaderboard, positions and SSE viewers (see live/live-service.ts). */
+    live: LiveService;
+  }
+}
+
+/** Needs the database and the event bus; registers the public live routes. */
+export default fp(
+  async (app: FastifyInstance) => {
+    const live = new LiveService({
+      db: app.db,
+      bus: app.events,
+      offCourseM: app.config.OFF_COURSE_METERS,
+      log: app.log,
+    });
+    app.decorate('live', live);
+    // Open SSE streams would keep the HTTP server from closing: end them first (graceful shutdown).
+    app.addHook('preClose', async () => live.close());
+    app.addHook('onClose', async () => live.close());
+    await app.register(liveRoutes);
+  },
+  { name: 'live', dependencies: ['events'] },
+);

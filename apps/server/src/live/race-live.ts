@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import {
+  addFix,
+  buildLeaderboard,
+  computeRunnerState,
+  emptyRunnerState,
+  type Fix,
+  type LeaderboardRow,
+  type LeaderboardRunner,
+  type MatchOptions,
+  type PreparedCourse,
+  type RaceClock,
+  type RunnerState,
+} from '@racebeacon/domain';
+import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './live-repository';
+
+/**
+ * One race's live state in memory: the prepared course, each runner's fixes in time order and matched state.
+ * Pure bookkeeping over the domain functions; the service feeds it from the database and the event bus.
+ */
+
+export interface LiveFix extends Fix {
+  batteryPercent: number | null;
+  batteryState: string | null;
+}
+
+interface RunnerLive {
+  info: LiveRunnerRow;
+  fixes: LiveFix[];
+  state: RunnerState | null;
+  batteryState: string | null;
+}
+
+/** Trail entry sent to browsers: [fix time ms, lat, lon], compact because there are many. */
+export type TrailPoint = [number, number, number];
+
+export interface RaceLiveInput {
+  race: LiveRaceRow;
+  course: PreparedCourse | null;
+  runners: LiveRunnerRow[];
+  fixes: LiveFixRow[];
+  offCourseM: number;
+  nowMs: number;
+}
+
+/** Fields whose change is worth pushing to viewers. Elapsed time and gaps move with the clock for everyone and
+ * are refreshed with the runner's next change (the browser derives "last seen" and elapsed from times). */
+function rowKey(r: LeaderboardRow): string {
+  return [
+    r.Rank,
+    r.Status,
+    r.DistanceKm,
+    r.Percent,
+    r.PaceSecondsPerKm,
+    r.EtaFinish,
+    r.FinishTime,
+    r.LastPingTime,
+    r.Latitude,
+    r.Longitude,
+    r.BatteryState,
+  ].join('|');
+}
+
+export class RaceLive {
+  /** Changes when the state is rebuilt; part of every SSE id so a resume against another build gets a snapshot. */
+  readonly generation = randomBytes(4).toString('hex');
+  /** Bumped on every change: the key of the cached serialisations. */
+  version = 0;
+  readonly race: LiveRaceRow;
+  readonly course: PreparedCourse | null;
+  readonly clock: RaceClock;
+  private readonly runners = new Map<number, RunnerLive>();
+  private readonly opts: Partial<MatchOptions>;
+  private lastRowKeys = new Map<number, string>();
+  private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
+
+  constructor(input: RaceLiveInput) {
+    this.race = input.race;
+    this.course = input.course;
+    this.clock = {
+      startMs: input.race.clockStartedAt?.getTime() ?? null,
+      stopMs: input.race.clockStoppedAt?.getTime() ?? null,
+    };
+    this.opts = { offCourseMeters: input.offCourseM };
+    for (const info of input.runners) {
+      this.runners.set(info.id, { info, fixes: [], state: null, batteryState: batteryLabel(info) });
+    }
+    for (const f of input.fixes) {
+      const r = this.runners.get(f.runnerId);
+      if (r)
+        r.fixes.push({
+          t: f.t,
+          lat: f.lat,
+          lon: f.lon,
+          batteryPercent: f.batteryPercent,
+          batteryState: f.batteryState,
+        });
+    }
+    for (const r of this.runners.values()) {
+      // The battery follows the newest fix that reported one (the device row may lag behind a reload).
+      for (let i = r.fixes.length - 1; i >= 0; i--) {
+        const f = r.fixes[i];
+        if (f.batteryState || f.batteryPercent !== null) {
+          r.batteryState = batteryLabel(f);
+          break;
+        }
+      }
+      if (this.course) r.state = computeRunnerState(this.course, r.fixes, this.clock, input.nowMs, this.opts);
+    }
+    // The first diff compares against what a snapshot at this moment would show.
+    for (const row of this.leaderboard(input.nowMs)) this.lastRowKeys.set(row.RunnerId, rowKey(row));
+  }
+
+  hasRunner(runnerId: number): boolean {
+    return this.runners.has(runnerId);
+  }
+
+  /**
+   * Adds a fix in its place in time (late fixes included). Returns false for a duplicate or an unknown runner.
+   */
+  addFix(runnerId: number, fix: LiveFix, nowMs: number): boolean {
+    const r = this.runners.get(runnerId);
+    if (!r) return false;
+    const i = upperBound(r.fixes, fix.t);
+    if (i > 0 && r.fixes[i - 1].t === fix.t) return false;
+    const isNewest = i === r.fixes.length;
+    r.fixes.splice(i, 0, fix);
+    // The device's battery follows its newest fix, not the last arrival.
+    if (isNewest && (fix.batteryState || fix.batteryPercent !== null)) r.batteryState = batteryLabel(fix);
+    if (this.course) {
+      r.state = r.state
+        ? addFix(this.course, r.state, r.fixes, fix, this.clock, nowMs, this.opts)
+        : computeRunnerState(this.course, r.fixes, this.clock, nowMs, this.opts);
+    }
+    this.version++;
+    return true;
+  }
+
+  /** The full leaderboard at `nowMs` (cached per version and 5-second bucket: status and elapsed move with time). */
+  leaderboard(nowMs: number): LeaderboardRow[] {
+    const bucket = Math.floor(nowMs / 5000);
+    const c = this.cachedRows;
+    if (c && c.version === this.version && c.bucket === bucket) return c.rows;
+    let rows: LeaderboardRow[];
+    if (this.course) {
+      const input: LeaderboardRunner[] = [];
+      for (const r of this.runners.values()) {
+        input.push({
+          RunnerId: r.info.id,
+          BibNumber: r.info.bibNumber,
+          FirstName: r.info.firstName,
+          LastName: r.info.lastName,
+          Gender: r.info.gender === 'F' ? 'F' : 'M',
+          Age: r.info.age,
+          BatteryState: r.batteryState,
+          state: r.state ?? emptyRunnerState(),
+        });
+      }
+      rows = buildLeaderboard(input, this.course, this.clock, nowMs);
+    } else {
+      rows = this.rowsWithoutCourse();
+    }
+    this.cachedRows = { version: this.version, bucket, rows };
+    return rows;
+  }
+
+  /** Without a course nobody can be placed or ranked; the map still shows where runners are. */
+  private rowsWithoutCourse(): LeaderboardRow[] {
+    const rows: LeaderboardRow[] = [];
+    for (const r of this.runners.values()) {
+      const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
+      rows.push({
+        Rank: null,
+        RunnerId: r.info.id,
+        BibNumber: r.info.bibNumber,
+        FirstName: r.info.firstName,
+        LastName: r.info.lastName,
+        Gender: r.info.gender === 'F' ? 'F' : 'M',
+        Age: r.info.age,
+        Status: 'not-started',
+        DistanceKm: null,
+        Percent: null,
+        ElapsedSeconds: null,
+        PaceSecondsPerKm: null,
+        EtaFinish: null,
+        FinishTime: null,
+        LastPingTime: last ? new Date(last.t).toISOString() : null,
+        Latitude: last?.lat ?? null,
+        Longitude: last?.lon ?? null,
+        BatteryState: r.batteryState,
+        GapSeconds: null,
+        GapKm: null,
+      });
+    }
+    return rows;
+  }
+
+  /** Rows that changed (in the fields viewers watch) since the last call; updates the remembered state. */
+  takeChangedRows(nowMs: number): LeaderboardRow[] {
+    const out: LeaderboardRow[] = [];
+    const next = new Map<number, string>();
+    for (const row of this.leaderboard(nowMs)) {
+      const key = rowKey(row);
+      next.set(row.RunnerId, key);
+      if (this.lastRowKeys.get(row.RunnerId) !== key) out.push(row);
+    }
+    this.lastRowKeys = next;
+    return out;
+  }
+
+  /** Latest positions and a bounded trail per runner: fixes after `sinceMs`, at most `limit` newest. */
+  trails(limit: number, sinceMs?: number): { RunnerId: number; Trail: TrailPoint[] }[] {
+    const out: { RunnerId: number; Trail: TrailPoint[] }[] = [];
+    for (const r of this.runners.values()) {
+      let from = Math.max(0, r.fixes.length - limit);
+      if (sinceMs !== undefined) from = Math.max(from, upperBound(r.fixes, sinceMs));
+      const Trail: TrailPoint[] = [];
+      for (let i = from; i < r.fixes.length; i++) {
+        const f = r.fixes[i];
+        Trail.push([f.t, f.lat, f.lon]);
+      }
+      out.push({ RunnerId: r.info.id, Trail });
+    }
+    return out;
+  }
+}
+
+function batteryLabel(b: { batteryState: string | null; batteryPercent: number | null }): string | null {
+  if (b.batteryPercent !== null && b.batteryPercent !== undefined) return `${Math.round(b.batteryPercent)}%`;
+  return b.batteryState ?? null;
+}
+
+/** First index whose fix time is greater than t. */
+function upperBound(fixes: { t: number }[], t: number): number {
+  let lo = 0;
+  let hi = fixes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (fixes[mid].t <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

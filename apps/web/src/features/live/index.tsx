@@ -1,0 +1,85 @@
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import type { Course, PublicRunner, Race } from '@racebeacon/domain';
+import { useAppConfig } from '../../app/app-config';
+import { ElevationProfile } from './elevation-profile';
+import { LeaderboardTable } from './leaderboard-table';
+import { runnerLabel } from './live-format';
+import { sortRows } from './live-store';
+import { fetchCourseTrack, type CourseTrack } from './live-types';
+import { useLiveRace, useNow } from './use-live-race';
+import './live.css';
+
+// Leaflet and its CSS load after the panel itself, so even the race screen does not wait for the map code.
+const LiveMap = lazy(() => import('./live-map'));
+
+export interface LiveRacePanelProps {
+  race: Race;
+  course: Course | null;
+  runners: PublicRunner[];
+}
+
+/** The live race on the race detail screen: map, leaderboard and elevation profile, fed by one SSE stream. */
+export function LiveRacePanel({ race }: LiveRacePanelProps) {
+  const config = useAppConfig();
+  const { state, status } = useLiveRace(race.RaceId);
+  const [track, setTrack] = useState<CourseTrack | null>(null);
+  const [followId, setFollowId] = useState<number | null>(null);
+  const now = useNow();
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    fetchCourseTrack(race.RaceId, ctrl.signal).then(setTrack, (err: unknown) => {
+      if (!ctrl.signal.aborted) console.warn('Could not load the course track:', err);
+    });
+    return () => ctrl.abort();
+  }, [race.RaceId]);
+
+  const rows = useMemo(() => sortRows(state.rows.values()), [state.rows]);
+  const followed = followId !== null ? state.rows.get(followId) : undefined;
+  const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
+
+  return (
+    <section className="card live-panel" aria-labelledby="live-title">
+      <div className="live-panel__head">
+        <h2 id="live-title">Live</h2>
+        <p className="live-muted">Live tracking updates every 2.5 minutes</p>
+        <p className={`live-connection live-connection--${status}`} role="status" data-status={status}>
+          {status === 'live'
+            ? 'Connected'
+            : status === 'connecting'
+              ? 'Connecting…'
+              : status === 'reconnecting'
+                ? 'Reconnecting…'
+                : 'Live updates stopped'}
+        </p>
+      </div>
+      {followed ? (
+        <div className="live-follow" role="status" aria-live="polite">
+          Following {runnerLabel(followed)} {followed.FirstName} {followed.LastName}
+          <button type="button" onClick={() => setFollowId(null)}>
+            Stop following
+          </button>
+        </div>
+      ) : null}
+      <Suspense fallback={<div className="live-map live-map--loading">Loading map…</div>}>
+        <LiveMap
+          track={track}
+          rows={rows}
+          trails={state.trails}
+          followId={followId}
+          onSelect={toggleFollow}
+          tileUrl={config.map.tileUrl}
+          tileAttribution={config.map.tileAttribution}
+        />
+      </Suspense>
+      {track && track.HasCourse ? (
+        <ElevationProfile track={track} rows={rows} followId={followId} onSelect={toggleFollow} />
+      ) : track ? (
+        <p className="live-muted">No course has been uploaded for this race yet.</p>
+      ) : null}
+      <LeaderboardTable rows={rows} now={now} followId={followId} onSelect={toggleFollow} />
+    </section>
+  );
+}
+
+export default LiveRacePanel;

@@ -1,0 +1,159 @@
+import { useMemo, useState } from 'react';
+import { AGE_GROUPS, filterLeaderboard, type LeaderboardRow } from '@racebeacon/domain';
+import {
+  formatAgo,
+  formatClock,
+  formatDuration,
+  formatKmValue,
+  formatPace,
+  runnerLabel,
+  STATUS_LABEL,
+} from './live-format';
+
+/** The live leaderboard: search (bib or name), gender and age-group filters, one row per runner. */
+export function LeaderboardTable(props: {
+  rows: LeaderboardRow[];
+  now: number;
+  followId: number | null;
+  onSelect(runnerId: number): void;
+}) {
+  const { rows, now, followId, onSelect } = props;
+  const [search, setSearch] = useState('');
+  const [gender, setGender] = useState<'' | 'M' | 'F'>('');
+  const [ageGroup, setAgeGroup] = useState('');
+  const shown = useMemo(
+    () =>
+      filterLeaderboard(rows, {
+        search: search.trim() || undefined,
+        gender: gender || undefined,
+        ageGroup: ageGroup || undefined,
+      }),
+    [rows, search, gender, ageGroup],
+  );
+  const leaderKm = rows.find((r) => r.Rank === 1)?.DistanceKm ?? null;
+
+  return (
+    <section className="live-board" aria-labelledby="live-board-title">
+      <h3 id="live-board-title">Leaderboard</h3>
+      <div className="live-board__filters">
+        <label>
+          Search
+          <input
+            type="search"
+            value={search}
+            placeholder="Bib or name"
+            onChange={(e) => setSearch(e.target.value)}
+          />
+        </label>
+        <label>
+          Gender
+          <select value={gender} onChange={(e) => setGender(e.target.value as '' | 'M' | 'F')}>
+            <option value="">All</option>
+            <option value="M">M</option>
+            <option value="F">F</option>
+          </select>
+        </label>
+        <label>
+          Age group
+          <select value={ageGroup} onChange={(e) => setAgeGroup(e.target.value)}>
+            <option value="">All</option>
+            {AGE_GROUPS.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div className="live-board__scroll">
+        <table className="live-board__table">
+          <caption className="visually-hidden">
+            Live leaderboard, {shown.length} of {rows.length} runners
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Runner</th>
+              <th scope="col">Status</th>
+              <th scope="col">Distance</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Pace</th>
+              <th scope="col">Elapsed</th>
+              <th scope="col">ETA</th>
+              <th scope="col">Gap</th>
+              <th scope="col">Last seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((r) => {
+              const gapKm =
+                leaderKm !== null && r.DistanceKm !== null && r.Rank !== 1 ? leaderKm - r.DistanceKm : null;
+              return (
+                <tr
+                  key={r.RunnerId}
+                  data-runner-id={r.RunnerId}
+                  className={`live-row live-row--${r.Status}${r.RunnerId === followId ? ' is-followed' : ''}`}
+                  onClick={() => onSelect(r.RunnerId)}
+                >
+                  <td className="live-row__rank">{r.Rank ?? '–'}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="live-row__runner"
+                      aria-pressed={r.RunnerId === followId}
+                      title={`Follow ${runnerLabel(r)} on the map`}
+                      onClick={(e) => {
+                        e.stopPropagation();
+                        onSelect(r.RunnerId);
+                      }}
+                    >
+                      <span className="live-row__bib">{runnerLabel(r)}</span> {r.FirstName} {r.LastName}
+                    </button>
+                    <span className="live-muted">
+                      {' '}
+                      {r.Gender}
+                      {r.Age !== null ? ` ${r.Age}` : ''}
+                    </span>
+                  </td>
+                  <td>
+                    <span className={`live-status live-status--${r.Status}`}>
+                      {STATUS_LABEL[r.Status] ?? r.Status}
+                    </span>
+                  </td>
+                  <td className="live-row__num">{formatKmValue(r.DistanceKm)}</td>
+                  <td>
+                    <span className="live-progress" aria-hidden="true">
+                      <span style={{ width: `${Math.min(100, Math.max(0, r.Percent ?? 0))}%` }} />
+                    </span>{' '}
+                    <span className="live-row__num">
+                      {r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`}
+                    </span>
+                  </td>
+                  <td className="live-row__num">{formatPace(r.PaceSecondsPerKm)}</td>
+                  <td className="live-row__num">{formatDuration(r.ElapsedSeconds)}</td>
+                  <td className="live-row__num">
+                    {r.Status === 'finished'
+                      ? `Finished ${formatClock(r.FinishTime)}`
+                      : formatClock(r.EtaFinish)}
+                  </td>
+                  <td className="live-row__num">{gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`}</td>
+                  <td>
+                    {formatAgo(r.LastPingTime, now)}
+                    {r.BatteryState ? <span className="live-muted"> · battery {r.BatteryState}</span> : null}
+                  </td>
+                </tr>
+              );
+            })}
+            {shown.length === 0 ? (
+              <tr>
+                <td colSpan={10} className="live-muted">
+                  {rows.length ? 'No runner matches these filters.' : 'No runners yet.'}
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+/** Display helpers of the live panel. */
+
+export function formatPace(secPerKm: number | null): string {
+  if (secPerKm === null || !Number.isFinite(secPerKm) || secPerKm <= 0) return '–';
+  const s = Math.round(secPerKm);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} /km`;
+}
+
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return '–';
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h}:${String(m).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+export function formatAgo(iso: string | null, now: number): string {
+  if (!iso) return 'never';
+  const ms = now - Date.parse(iso);
+  if (!Number.isFinite(ms)) return 'never';
+  const min = Math.floor(Math.max(0, ms) / 60_000);
+  if (min < 1) return 'just now';
+  if (min < 120) return `${min} min ago`;
+  return `${Math.floor(min / 60)} h ${min % 60} min ago`;
+}
+
+export function formatClock(iso: string | null): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? '–'
+    : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+export function formatKmValue(km: number | null): string {
+  return km === null ? '–' : `${km.toFixed(2)} km`;
+}
+
+export const STATUS_LABEL: Record<string, string> = {
+  'not-started': 'Not started',
+  racing: 'Racing',
+  finished: 'Finished',
+  stale: 'No signal',
+  'off-course': 'Off course',
+};
+
+export function runnerLabel(r: { BibNumber: string | null; RunnerId: number }): string {
+  return r.BibNumber ? `#${r.BibNumber}` : `R${r.RunnerId}`;
+}

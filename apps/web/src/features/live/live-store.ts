@@ -1,0 +1,61 @@
+import type { LeaderboardRow } from '@racebeacon/domain';
+import type { SnapshotMessage, TrailPoint, UpdateMessage } from './live-types';
+
+/** Live state normalised by RunnerId, with bounded trails. Pure reducers, so they are unit-testable. */
+
+export const MAX_TRAIL = 100;
+
+export interface LiveState {
+  rows: ReadonlyMap<number, LeaderboardRow>;
+  trails: ReadonlyMap<number, TrailPoint[]>;
+  seq: number;
+  /** When the last message arrived (browser clock). */
+  updatedAt: number | null;
+  clockStartedAt: string | null;
+}
+
+export const emptyLiveState: LiveState = {
+  rows: new Map(),
+  trails: new Map(),
+  seq: 0,
+  updatedAt: null,
+  clockStartedAt: null,
+};
+
+export function applySnapshot(msg: SnapshotMessage, now: number): LiveState {
+  const rows = new Map<number, LeaderboardRow>();
+  for (const r of msg.Rows) rows.set(r.RunnerId, r);
+  const trails = new Map<number, TrailPoint[]>();
+  for (const t of msg.Trails) trails.set(t.RunnerId, t.Trail.slice(-MAX_TRAIL));
+  return { rows, trails, seq: msg.Seq, updatedAt: now, clockStartedAt: msg.ClockStartedAt };
+}
+
+export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): LiveState {
+  const rows = new Map(state.rows);
+  for (const r of msg.Rows) rows.set(r.RunnerId, r);
+  let trails = state.trails;
+  if (msg.Fixes.length) {
+    const next = new Map(trails);
+    for (const [runnerId, t, lat, lon] of msg.Fixes) {
+      const trail = (next.get(runnerId) ?? []).slice();
+      // Late fixes go in their place in time; a fix already present (resent after a reconnect) is skipped.
+      let i = trail.length;
+      while (i > 0 && trail[i - 1][0] > t) i--;
+      if (i > 0 && trail[i - 1][0] === t) continue;
+      trail.splice(i, 0, [t, lat, lon]);
+      next.set(runnerId, trail.length > MAX_TRAIL ? trail.slice(-MAX_TRAIL) : trail);
+    }
+    trails = next;
+  }
+  return { ...state, rows, trails, seq: msg.Seq, updatedAt: now };
+}
+
+/** Leaderboard order: by Rank (unranked last), then bib. */
+export function sortRows(rows: Iterable<LeaderboardRow>): LeaderboardRow[] {
+  return [...rows].sort((a, b) => {
+    const ra = a.Rank ?? Number.MAX_SAFE_INTEGER;
+    const rb = b.Rank ?? Number.MAX_SAFE_INTEGER;
+    if (ra !== rb) return ra - rb;
+    return (a.BibNumber ?? '').localeCompare(b.BibNumber ?? '', undefined, { numeric: true });
+  });
+}
