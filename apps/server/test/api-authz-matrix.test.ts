@@ -1,0 +1,304 @@
+import { asc } from 'drizzle-orm';
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { courses, deviceAssignments, devices, races, runners } from '../src/db/schema';
+import apiRoutes from '../src/routes';
+import { createTestApp, type TestContext } from './support/app';
+import { call, createRace, multipartFile, type CallOptions } from './support/api';
+import { dbKinds } from './support/databases';
+import { gpxFixture } from './support/fixtures';
+import { TEST_ADMIN_GROUP } from './support/issuer';
+
+/**
+ * Every endpoint × every kind of caller → expected status. Denied calls (4xx) must leave the database exactly as it
+ * was. The three bad tokens are made for the owner *with* the admin group, so only the token's validity can deny.
+ */
+const PRINCIPALS = [
+  'anonymous',
+  'expired',
+  'foreignKey',
+  'wrongAudience',
+  'other',
+  'admin',
+  'owner',
+] as const;
+type Principal = (typeof PRINCIPALS)[number];
+
+type Expect = Partial<Record<Principal, number>>;
+const BAD_TOKENS: Expect = { expired: 401, foreignKey: 401, wrongAudience: 401 };
+/** Anyone (valid or no token). */
+const open = (ok = 200): Expect => ({ ...BAD_TOKENS, anonymous: ok, other: ok, admin: ok, owner: ok });
+/** Director call on the owner's race: strangers (admins included) see 404. */
+const ownerOnly = (ok = 200): Expect => ({
+  ...BAD_TOKENS,
+  anonymous: 401,
+  other: 404,
+  admin: 404,
+  owner: ok,
+});
+/** Director call on the caller's own things: any signed-in user. */
+const signedIn = (ok = 200): Expect => ({ ...BAD_TOKENS, anonymous: 401, other: ok, admin: ok, owner: ok });
+const adminOnly = (ok = 200): Expect => ({
+  ...BAD_TOKENS,
+  anonymous: 401,
+  other: 403,
+  admin: ok,
+  owner: 403,
+});
+
+interface Case {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: () => string;
+  body?: () => CallOptions;
+  expect: Expect;
+}
+
+describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
+  let t: TestContext;
+  const tokens = {} as Record<Principal, string | undefined>;
+  // fixture ids
+  let A: number; // approved race of the owner
+  let U: number; // unapproved race of the owner
+  let r1: number; // runner without a device
+  let r2: number; // runner to delete
+  let d1: number; // device in race A, not held
+  let d2: number; // free device
+  let d3: number; // device to delete
+  let courseId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    tokens.anonymous = undefined;
+    tokens.owner = await t.issuer.director('owner-1');
+    tokens.other = await t.issuer.director('other-2');
+    tokens.admin = await t.issuer.admin('admin-3');
+    const ownerAsAdmin = { oid: 'owner-1', groups: [TEST_ADMIN_GROUP] };
+    tokens.expired = await t.issuer.sign({ ...ownerAsAdmin, expiresIn: -300 });
+    tokens.foreignKey = await t.issuer.sign({ ...ownerAsAdmin, foreignKey: true });
+    tokens.wrongAudience = await t.issuer.sign({ ...ownerAsAdmin, aud: 'api://someone-else' });
+
+    A = await createRace(
+      t,
+      tokens.owner,
+      { Name: 'Approved A' },
+      { approve: true, adminToken: tokens.admin },
+    );
+    U = await createRace(t, tokens.owner, { Name: 'Unapproved U' });
+    const addRunner = async (FirstName: string) =>
+      (
+        await call(t, 'POST', `/api/director/runners/${A}`, {
+          token: tokens.owner,
+          body: { FirstName, LastName: 'R' },
+        })
+      ).json().RunnerId as number;
+    r1 = await addRunner('One');
+    r2 = await addRunner('Two');
+    const { payload, headers } = multipartFile(gpxFixture('gpx10-track.gpx'));
+    courseId = (
+      await call(t, 'POST', `/api/director/course/${A}`, { token: tokens.owner, payload, headers })
+    ).json().CourseId;
+    const newDevice = async (Name: string) =>
+      (await call(t, 'POST', '/api/admin/devices', { token: tokens.admin, body: { Name } })).json()
+        .DeviceId as number;
+    d1 = await newDevice('D1');
+    d2 = await newDevice('D2');
+    d3 = await newDevice('D3');
+    await call(t, 'PUT', `/api/admin/devices/${d1}/assign-race/${A}`, { token: tokens.admin });
+  });
+  afterAll(async () => t?.close());
+
+  async function snapshot(): Promise<string> {
+    const db = t.database.db;
+    return JSON.stringify([
+      await db.select().from(races).orderBy(asc(races.id)),
+      await db.select().from(runners).orderBy(asc(runners.id)),
+      await db.select().from(courses).orderBy(asc(courses.id)),
+      await db.select().from(devices).orderBy(asc(devices.id)),
+      await db.select().from(deviceAssignments).orderBy(asc(deviceAssignments.id)),
+    ]);
+  }
+
+  const gpxUpload = (): CallOptions => multipartFile(gpxFixture('route-only.gpx'));
+  const json = (body: unknown) => (): CallOptions => ({ body });
+
+  // In execution order: reads, then changes, destructive ones last (each allowed call must still be possible).
+  const cases: Case[] = [
+    { name: 'list races', method: 'GET', url: () => '/api/open/races', expect: open() },
+    { name: 'not-started races', method: 'GET', url: () => '/api/open/races/not-started', expect: open() },
+    { name: 'public race', method: 'GET', url: () => `/api/open/races/${A}`, expect: open() },
+    {
+      name: 'public unapproved race',
+      method: 'GET',
+      url: () => `/api/open/races/${U}`,
+      expect: open(404),
+    },
+    { name: 'public runners', method: 'GET', url: () => `/api/open/runners/${A}`, expect: open() },
+    { name: 'public course', method: 'GET', url: () => `/api/open/course/${A}`, expect: open() },
+    { name: 'course map page', method: 'GET', url: () => `/courses/${A}/map`, expect: open() },
+    {
+      name: 'course GeoJSON',
+      method: 'GET',
+      url: () => `/api/open/course/${A}/course.geojson`,
+      expect: open(),
+    },
+    { name: 'course GPX', method: 'GET', url: () => `/api/open/course/${A}/course.gpx`, expect: open() },
+    { name: 'my races', method: 'GET', url: () => '/api/director/races', expect: signedIn() },
+    { name: 'director race', method: 'GET', url: () => `/api/director/races/${A}`, expect: ownerOnly() },
+    {
+      name: 'create race',
+      method: 'POST',
+      url: () => '/api/director/races',
+      body: json({ Name: 'Matrix race' }),
+      expect: signedIn(201),
+    },
+    {
+      name: 'update race',
+      method: 'PUT',
+      url: () => `/api/director/races/${A}`,
+      body: json({ Name: 'Approved A (edited)' }),
+      expect: ownerOnly(),
+    },
+    { name: 'director runners', method: 'GET', url: () => `/api/director/runners/${A}`, expect: ownerOnly() },
+    {
+      name: 'add runner',
+      method: 'POST',
+      url: () => `/api/director/runners/${A}`,
+      body: json({ FirstName: 'New', LastName: 'Runner' }),
+      expect: ownerOnly(201),
+    },
+    {
+      name: 'update runner',
+      method: 'PUT',
+      url: () => `/api/director/runners/${A}/${r1}`,
+      body: json({ FirstName: 'One', LastName: 'Edited' }),
+      expect: ownerOnly(),
+    },
+    {
+      name: 'delete runner',
+      method: 'DELETE',
+      url: () => `/api/director/runners/${A}/${r2}`,
+      expect: ownerOnly(),
+    },
+    { name: 'director course', method: 'GET', url: () => `/api/director/course/${A}`, expect: ownerOnly() },
+    {
+      name: 'upload course',
+      method: 'POST',
+      url: () => `/api/director/course/${A}`,
+      body: gpxUpload,
+      expect: ownerOnly(201),
+    },
+    {
+      name: 'available devices',
+      method: 'GET',
+      url: () => `/api/director/devices/race/${A}/available`,
+      expect: ownerOnly(),
+    },
+    {
+      name: 'assign device to runner',
+      method: 'PUT',
+      url: () => `/api/director/devices/${d1}/race/${A}/assign-runner/${r1}`,
+      expect: ownerOnly(),
+    },
+    {
+      name: 'unassign device from runner',
+      method: 'PUT',
+      url: () => `/api/director/devices/${d1}/race/${A}/unassign`,
+      expect: ownerOnly(),
+    },
+    { name: 'list devices', method: 'GET', url: () => '/api/admin/devices', expect: adminOnly() },
+    {
+      name: 'create device',
+      method: 'POST',
+      url: () => '/api/admin/devices',
+      body: json({ Name: 'Matrix device' }),
+      expect: adminOnly(201),
+    },
+    {
+      name: 'edit device',
+      method: 'PUT',
+      url: () => `/api/admin/devices/${d2}`,
+      body: json({ Name: 'D2 renamed' }),
+      expect: adminOnly(),
+    },
+    {
+      name: 'rotate key',
+      method: 'POST',
+      url: () => `/api/admin/devices/${d2}/rotate-key`,
+      expect: adminOnly(),
+    },
+    {
+      name: 'assign device to race',
+      method: 'PUT',
+      url: () => `/api/admin/devices/${d2}/assign-race/${A}`,
+      expect: adminOnly(),
+    },
+    {
+      name: 'unassign device from race',
+      method: 'PUT',
+      url: () => `/api/admin/devices/${d2}/unassign`,
+      expect: adminOnly(),
+    },
+    { name: 'delete device', method: 'DELETE', url: () => `/api/admin/devices/${d3}`, expect: adminOnly() },
+    { name: 'race requests', method: 'GET', url: () => '/api/admin/requests', expect: adminOnly() },
+    {
+      name: 'approve race',
+      method: 'POST',
+      url: () => `/api/admin/requests/approve/${U}`,
+      expect: adminOnly(),
+    },
+    { name: 'start race', method: 'PUT', url: () => `/api/director/races/start/${A}`, expect: ownerOnly() },
+    { name: 'end race', method: 'PUT', url: () => `/api/director/races/end/${A}`, expect: ownerOnly() },
+    {
+      name: 'delete course',
+      method: 'DELETE',
+      url: () => `/api/director/course/${A}/${courseId}`,
+      expect: ownerOnly(),
+    },
+    { name: 'delete race', method: 'DELETE', url: () => `/api/director/races/${A}`, expect: ownerOnly() },
+  ];
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const actual: Expect = {};
+    const changedByDenied: Principal[] = [];
+    for (const p of PRINCIPALS) {
+      if (c.expect[p] === undefined) continue;
+      if (c.name === 'delete course') {
+        // the upload case replaced the course: delete the current one
+        courseId = (await call(t, 'GET', `/api/director/course/${A}`, { token: tokens.owner })).json()
+          .CourseId;
+      }
+      const before = await snapshot();
+      const res = await call(t, c.method, c.url(), { token: tokens[p], ...c.body?.() });
+      actual[p] = res.statusCode;
+      if (res.statusCode >= 400) {
+        expect(res.json()).toEqual({ error: expect.any(String), message: expect.any(String) });
+        if ((await snapshot()) !== before) changedByDenied.push(p);
+      }
+      if (p !== 'admin' && !c.url().startsWith('/api/admin')) expect(res.body).not.toContain('TrackingKey');
+    }
+    expect(actual).toEqual(c.expect);
+    expect(changedByDenied).toEqual([]);
+  });
+
+  it('covers every route of the API plugin', async () => {
+    // Collect exactly the routes apiRoutes registers, on a bare instance (other features have their own tests).
+    const bare = Fastify();
+    bare.setValidatorCompiler(validatorCompiler);
+    bare.setSerializerCompiler(serializerCompiler);
+    const registered: string[] = [];
+    bare.addHook('onRoute', (r) => {
+      for (const m of [r.method].flat())
+        if (m !== 'HEAD') registered.push(`${m} ${r.url.replace(/:[A-Za-z]+/g, ':n')}`);
+    });
+    bare.decorate('config', t.config);
+    bare.decorate('db', t.database.db);
+    await bare.register(apiRoutes);
+    await bare.ready();
+    await bare.close();
+    const tested = new Set(cases.map((c) => `${c.method} ${c.url().replace(/\/\d+/g, '/:n')}`));
+    expect(registered.length).toBeGreaterThanOrEqual(30);
+    expect(registered.filter((r) => !tested.has(r))).toEqual([]);
+  });
+});
