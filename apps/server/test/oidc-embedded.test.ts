@@ -116,6 +116,9 @@ describe.each(dbKinds)('embedded OpenID Connect provider (%s)', (kind) => {
     expect(tokens.expires_in).toBeLessThanOrEqual(600);
     expect(tokens.expires_in).toBeGreaterThan(590);
     expect(tokens.refresh_token).toBeTruthy();
+    // Refresh-token lifetime reported like Entra does (14 days here).
+    expect(tokens.refresh_token_expires_in).toBeGreaterThan(14 * 24 * 3600 - 60);
+    expect(tokens.refresh_token_expires_in).toBeLessThanOrEqual(14 * 24 * 3600);
     const director = (
       await database.db.select().from(users).where(eq(users.email, DEMO_ACCOUNTS.director1.email))
     )[0];

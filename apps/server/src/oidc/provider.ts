@@ -187,6 +187,18 @@ export function createProvider(opts: ProviderOptions): Provider {
   };
 
   const provider = new Provider(config.issuer, configuration);
+  // Like Entra, tell the client when its (rotated) refresh token expires, so it can stop using one that is
+  // about to (the web app's 300 s refresh-token offset).
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { refresh_token?: unknown } | undefined;
+    if (ctx.path !== '/token' || ctx.status !== 200 || typeof body?.refresh_token !== 'string') return;
+    const refreshToken = await provider.RefreshToken.find(body.refresh_token);
+    if (refreshToken?.exp) {
+      (body as Record<string, unknown>).refresh_token_expires_in =
+        refreshToken.exp - Math.floor(Date.now() / 1000);
+    }
+  });
   // Behind a TLS-terminating proxy the public scheme/host come from X-Forwarded-* headers.
   provider.proxy = true;
   return provider;

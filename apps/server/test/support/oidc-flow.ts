@@ -100,6 +100,7 @@ export interface Tokens {
   access_token: string;
   id_token: string;
   refresh_token: string;
+  refresh_token_expires_in?: number;
   expires_in: number;
   scope: string;
   token_type: string;
