@@ -4,7 +4,7 @@ import type { LeaderboardRow } from '@racebeacon/domain';
 import { runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
-import { pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
+import { osmandUrl, pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
 import { connectSse } from './support/sse-client';
 
 const MIN = 60_000;
@@ -203,6 +203,21 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
       'snapshot',
     );
     stranger.close();
+  });
+
+  it('moves a runner from a real OsmAnd ping through the ingestion pipeline', async () => {
+    const sse = await connectSse(`${base}/api/open/races/${race.raceId}/live`);
+    await sse.next((e) => e.event === 'snapshot');
+    const r3 = race.runners[2];
+    const fix = { t: Math.floor(Date.now() / 1000) * 1000 - 2000, ...pointAlong(800), batteryPercent: 55 };
+    const res = await fetch(osmandUrl(base, r3, fix));
+    expect(res.status).toBe(200);
+    const upd = JSON.parse((await sse.next((e) => e.event === 'update')).data);
+    expect(upd.Fixes).toEqual([[r3.runnerId, fix.t, fix.lat, fix.lon]]);
+    const row = (await leaderboard()).find((r) => r.RunnerId === r3.runnerId)!;
+    expect(row).toMatchObject({ Rank: 3, Status: 'racing', BatteryState: '55%' });
+    expect(row.DistanceKm).toBeCloseTo(0.8, 1);
+    sse.close();
   });
 
   it('rebuilds and sends a new snapshot when the race changes (race-updated)', async () => {

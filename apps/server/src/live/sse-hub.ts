@@ -99,7 +99,13 @@ export class SseHub {
   close(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
-    for (const set of [...this.byRace.values()]) for (const v of [...set]) v.res.end();
+    for (const set of [...this.byRace.values()]) {
+      for (const v of [...set]) {
+        // End the response, then the connection: an idle keep-alive socket would hold server.close() up.
+        const socket = v.res.socket;
+        v.res.end(() => socket?.end());
+      }
+    }
     this.byRace.clear();
   }
 

@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../src/db/client';
-import { courses, devices, positions, races, runners, type CourseGeometry } from '../../src/db/schema';
+import {
+  courses,
+  deviceAssignments,
+  devices,
+  positions,
+  races,
+  runners,
+  type CourseGeometry,
+} from '../../src/db/schema';
 
 /**
  * Seeding for live-race tests, benches and browser tests: an approved, started race on a straight course heading
- * north, runners holding devices, and fixes stored then published the way ingestion does (commit, then event).
+ * north, runners holding devices (assigned before the start), and `postFixes`, which stores fixes then publishes
+ * them the way ingestion does (commit, then event) — or send real OsmAnd pings with `osmandUrl`.
  */
 
 export const COURSE_START = { lat: 46.0, lon: 7.0 };
@@ -112,6 +121,15 @@ export async function seedLiveRace(db: Db, opts: SeedOptions): Promise<SeededRac
         })),
       )
       .returning({ id: devices.id, key: devices.trackingKey, runnerId: devices.assignedRunnerId });
+    // Who holds which device since when: ingestion attributes fixes by it.
+    await db.insert(deviceAssignments).values(
+      deviceRows.map((d) => ({
+        deviceId: d.id,
+        raceId: race.id,
+        runnerId: d.runnerId!,
+        assignedAt: new Date(clockStartMs - 60 * 60_000),
+      })),
+    );
     for (const d of deviceRows) {
       const r = runnerRows.find((x) => x.id === d.runnerId)!;
       seeded.push({ runnerId: r.id, deviceId: d.id, trackingKey: d.key, bib: r.bib! });
@@ -169,4 +187,16 @@ export async function postFixes(
       }),
     ),
   );
+}
+
+/** A real OsmAnd / Traccar Client ping URL (query form) for a seeded runner's device. */
+export function osmandUrl(base: string, runner: SeededRunner, fix: FixInput): string {
+  const q = new URLSearchParams({
+    id: runner.trackingKey,
+    lat: String(fix.lat),
+    lon: String(fix.lon),
+    timestamp: new Date(fix.t).toISOString(),
+  });
+  if (fix.batteryPercent !== undefined) q.set('batt', String(fix.batteryPercent));
+  return `${base}/api/ingest/osmand?${q}`;
 }
