@@ -153,11 +153,7 @@ export interface CourseCandidate {
   lon: number;
 }
 
-interface Projection {
-  offsetM: number;
-  t: number;
-}
-
+/** Offset of the position from segment i and the (unclamped) parameter of the foot along it, into out[0..1]. */
 function projectOnSegment(
   course: PreparedCourse,
   i: number,
@@ -165,33 +161,34 @@ function projectOnSegment(
   lon: number,
   kx: number,
   ky: number,
-) {
+  out: Float64Array,
+): void {
   const ax = wrapLon(course.lon[i] - lon) * kx;
   const ay = (course.lat[i] - lat) * ky;
-  const bx = wrapLon(course.lon[i + 1] - lon) * kx;
-  const by = (course.lat[i + 1] - lat) * ky;
-  const dx = bx - ax;
-  const dy = by - ay;
+  const dx = wrapLon(course.lon[i + 1] - course.lon[i]) * kx;
+  const dy = (course.lat[i + 1] - course.lat[i]) * ky;
   const len2 = dx * dx + dy * dy;
-  // Parameter of the foot of the perpendicular from the origin (the fix); unclamped for finish extrapolation.
+  // Parameter of the foot of the perpendicular from the origin (the position).
   const tRaw = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
   const t = tRaw < 0 ? 0 : tRaw > 1 ? 1 : tRaw;
   const px = ax + dx * t;
   const py = ay + dy * t;
-  return { offsetM: Math.sqrt(px * px + py * py), t, tRaw };
+  out[0] = Math.sqrt(px * px + py * py);
+  out[1] = tRaw;
 }
 
-function toCandidate(course: PreparedCourse, i: number, p: Projection & { tRaw: number }): CourseCandidate {
+function toCandidate(course: PreparedCourse, i: number, offsetM: number, tRaw: number): CourseCandidate {
+  const t = tRaw < 0 ? 0 : tRaw > 1 ? 1 : tRaw;
   const len = course.cumDist[i + 1] - course.cumDist[i];
-  const alongM = course.cumDist[i] + len * p.t;
+  const alongM = course.cumDist[i] + len * t;
   const last = i === course.cumDist.length - 2;
   return {
-    offsetM: p.offsetM,
+    offsetM,
     alongM,
-    alongUnclampedM: last && p.tRaw > 1 ? course.cumDist[i] + len * p.tRaw : alongM,
+    alongUnclampedM: last && tRaw > 1 ? course.cumDist[i] + len * tRaw : alongM,
     segment: i,
-    lat: course.lat[i] + (course.lat[i + 1] - course.lat[i]) * p.t,
-    lon: wrapLon(course.lon[i] + wrapLon(course.lon[i + 1] - course.lon[i]) * p.t),
+    lat: course.lat[i] + (course.lat[i + 1] - course.lat[i]) * t,
+    lon: wrapLon(course.lon[i] + wrapLon(course.lon[i + 1] - course.lon[i]) * t),
   };
 }
 
@@ -209,37 +206,39 @@ export function courseCandidates(
   const { kx, ky } = rulerFactors(lat);
   const dLon = radiusM / kx;
   const dLat = radiusM / ky;
-  const ids = course.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
-  if (ids.length === 0) return [];
-  ids.sort((a, b) => a - b);
-  const proj = ids.map((i) => projectOnSegment(course, i, lat, lon, kx, ky));
+  const found = course.index.search(lon - dLon, lat - dLat, lon + dLon, lat + dLat);
+  const n = found.length;
+  if (n === 0) return [];
+  // Numeric typed-array sort: neighbours along the polyline become neighbours here.
+  const ids = Uint32Array.from(found).sort();
+  const offset = new Float64Array(n);
+  const tRaw = new Float64Array(n);
+  const tmp = new Float64Array(2);
+  for (let k = 0; k < n; k++) {
+    projectOnSegment(course, ids[k], lat, lon, kx, ky, tmp);
+    offset[k] = tmp[0];
+    tRaw[k] = tmp[1];
+  }
   const out: CourseCandidate[] = [];
-  for (let k = 0; k < ids.length; k++) {
-    const p = proj[k];
-    if (p.offsetM > radiusM) continue;
+  for (let k = 0; k < n; k++) {
+    const d = offset[k];
+    if (d > radiusM) continue;
     const i = ids[k];
     // Neighbours outside the search box are farther than radiusM, so only in-box neighbours can beat this one.
-    const prevIsNeighbour = k > 0 && ids[k - 1] === i - 1;
-    const nextIsNeighbour = k + 1 < ids.length && ids[k + 1] === i + 1;
     // A tie with the previous segment (both at the shared vertex) keeps the earlier one.
-    if (prevIsNeighbour && proj[k - 1].offsetM <= p.offsetM) continue;
-    if (nextIsNeighbour && proj[k + 1].offsetM < p.offsetM) continue;
-    out.push(toCandidate(course, i, p));
+    if (k > 0 && ids[k - 1] === i - 1 && offset[k - 1] <= d) continue;
+    if (k + 1 < n && ids[k + 1] === i + 1 && offset[k + 1] < d) continue;
+    out.push(toCandidate(course, i, d, tRaw[k]));
   }
   return out;
 }
 
-/** The nearest point of the whole course (brute force over the index's nearest segments); for tools and tests. */
+/** The nearest point of the whole course (searching outwards through the index); for tools, tests, benches. */
 export function nearestOnCourse(course: PreparedCourse, lat: number, lon: number): CourseCandidate {
-  const { kx, ky } = rulerFactors(lat);
-  let radius = 100;
-  for (;;) {
+  for (let radius = 50; ; radius *= 4) {
     const c = courseCandidates(course, lat, lon, radius);
     if (c.length > 0) return c.reduce((a, b) => (b.offsetM < a.offsetM ? b : a));
-    radius *= 4;
-    if (radius > 4e7) {
-      // Unreachable for finite inputs; keeps the loop total.
-      return toCandidate(course, 0, { ...projectOnSegment(course, 0, lat, lon, kx, ky) });
-    }
+    // Past the far side of the Earth every segment is inside the box.
+    if (radius > 4e7) throw new RangeError('Position is not comparable with the course');
   }
 }

@@ -13,3 +13,17 @@ export {
 } from './geometry';
 export { computeRunnerState, addFix, refreshRunnerState, emptyRunnerState, sortFixes } from './matching';
 export { buildLeaderboard, filterLeaderboard, parseAgeGroup, AGE_GROUPS } from './leaderboard';
+export {
+  seededRandom,
+  gaussian,
+  courseFromMetres,
+  polylineMetres,
+  outAndBackCourse,
+  lapCourse,
+  figureEightCourse,
+  windingCourse,
+  simulateRunner,
+  type SimulatedRunner,
+  type SimulatedRunnerOptions,
+  type SimulatedFix,
+} from './synthetic';

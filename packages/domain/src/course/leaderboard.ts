@@ -98,12 +98,15 @@ function compareKey(a: Ranked, b: Ranked): number {
   return 0;
 }
 
+// One collator for every comparison: localeCompare with options builds one per call, which dominates a sort.
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
 function compareRanked(a: Ranked, b: Ranked): number {
   return (
     compareKey(a, b) ||
-    (a.r.BibNumber ?? '\uffff').localeCompare(b.r.BibNumber ?? '\uffff', undefined, { numeric: true }) ||
-    a.r.LastName.localeCompare(b.r.LastName) ||
-    a.r.FirstName.localeCompare(b.r.FirstName) ||
+    collator.compare(a.r.BibNumber ?? '\uffff', b.r.BibNumber ?? '\uffff') ||
+    collator.compare(a.r.LastName, b.r.LastName) ||
+    collator.compare(a.r.FirstName, b.r.FirstName) ||
     a.r.RunnerId - b.r.RunnerId
   );
 }

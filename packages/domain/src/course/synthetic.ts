@@ -103,8 +103,8 @@ export function figureEightCourse(sizeM = 1500, loops = 2, origin: Origin = DEFA
 }
 
 /**
- * A winding point-to-point course with `points` vertices about `spacingM` apart (a smooth random walk that crosses
- * itself now and then), for benchmarks.
+ * A meandering point-to-point course with `points` vertices `spacingM` apart, like a GPX recorded on roads and
+ * trails: a general direction with bends of a few hundred metres and some wiggle, for benchmarks.
  */
 export function windingCourse(
   points: number,
@@ -114,11 +114,12 @@ export function windingCourse(
 ): CourseInput {
   const rand = seededRandom(seed);
   const xy: [number, number][] = [[0, 0]];
-  let heading = 0;
-  let turn = 0;
+  const p1 = rand() * 6;
+  const p2 = rand() * 6;
+  let wiggle = 0;
   for (let k = 1; k < points; k++) {
-    turn = 0.9 * turn + 0.02 * gaussian(rand);
-    heading += turn;
+    wiggle = 0.9 * wiggle + 0.03 * gaussian(rand);
+    const heading = 0.9 * Math.sin(k / 900 + p1) + 0.6 * Math.sin(k / 170 + p2) + wiggle;
     const [x, y] = xy[k - 1];
     xy.push([x + spacingM * Math.cos(heading), y + spacingM * Math.sin(heading)]);
   }
