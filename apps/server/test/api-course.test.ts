@@ -185,6 +185,31 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
     expect(await storedCourses(raceId)).toHaveLength(0);
   });
 
+  it('over real HTTP: a browser-style FormData upload works, a 25 MB one is refused with 413 JSON', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const raceId = await createRace(t, alice, { Name: 'Over HTTP' });
+    const send = (content: string | Uint8Array) => {
+      const form = new FormData();
+      form.append('file', new Blob([content], { type: 'application/gpx+xml' }), 'course.gpx');
+      return fetch(`${address}/api/director/course/${raceId}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice}` },
+        body: form,
+      });
+    };
+    const ok = await send(gpxFixture('gpx11-two-segments.gpx'));
+    expect(ok.status).toBe(201);
+    const course = await ok.json();
+    expect(course.PointCount).toBe(5);
+    const big = await send(new Uint8Array(25 * 1024 * 1024).fill(0x20));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: 'file_too_large' });
+    expect((await storedCourses(raceId)).map((r) => r.id)).toEqual([course.CourseId]);
+    const docs = await fetch(`${address}/api/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toMatch(/swagger/i);
+  });
+
   describe('bad uploads: a clear 4xx JSON and nothing stored', () => {
     let raceId: number;
     let keptCourseId: number;
