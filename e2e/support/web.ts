@@ -139,9 +139,7 @@ export async function seedRunner(
 
 /** Texts of the visible main navigation entries, in order. */
 export async function navItems(page: Page): Promise<string[]> {
-  return (
-    await page.locator('nav[aria-label="Main"] > a, nav[aria-label="Main"] > button').allTextContents()
-  ).map((t) => t.trim());
+  return (await page.locator('nav[aria-label="Main"] :is(a, button)').allTextContents()).map((t) => t.trim());
 }
 
 /**

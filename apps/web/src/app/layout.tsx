@@ -11,42 +11,45 @@ function Nav() {
   const cls = ({ isActive }: { isActive: boolean }) => (isActive ? 'nav-link active' : 'nav-link');
   return (
     <nav aria-label="Main" className="nav">
-      <NavLink to={paths.home} end className={cls}>
-        Home
-      </NavLink>
-      <NavLink to={paths.races} className={cls}>
-        Races
-      </NavLink>
-      {signedIn && (
-        <NavLink to={paths.myRaces} className={cls}>
-          My Races
+      <div className="nav-links">
+        <NavLink to={paths.home} end className={cls}>
+          Home
         </NavLink>
-      )}
-      {signedIn && auth.isAdmin && (
-        <>
-          <NavLink to={paths.raceRequests} className={cls}>
-            Race Requests
+        <NavLink to={paths.races} className={cls}>
+          Races
+        </NavLink>
+        {signedIn && (
+          <NavLink to={paths.myRaces} className={cls}>
+            My Races
           </NavLink>
-          <NavLink to={paths.devices} className={cls}>
-            Devices
-          </NavLink>
-        </>
-      )}
-      <span className="nav-spacer" />
-      {signedIn ? (
-        <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.logout()}>
-          Logout
-        </button>
-      ) : (
-        <>
-          <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.login()}>
-            Director Login
+        )}
+        {signedIn && auth.isAdmin && (
+          <>
+            <NavLink to={paths.raceRequests} className={cls}>
+              Race Requests
+            </NavLink>
+            <NavLink to={paths.devices} className={cls}>
+              Devices
+            </NavLink>
+          </>
+        )}
+      </div>
+      <div className="nav-auth">
+        {signedIn ? (
+          <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.logout()}>
+            Logout
           </button>
-          <button type="button" className="btn btn-primary nav-btn" onClick={() => void auth.signup()}>
-            Director SignUp
-          </button>
-        </>
-      )}
+        ) : (
+          <>
+            <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.login()}>
+              Director Login
+            </button>
+            <button type="button" className="btn btn-primary nav-btn" onClick={() => void auth.signup()}>
+              Director SignUp
+            </button>
+          </>
+        )}
+      </div>
     </nav>
   );
 }
