@@ -188,7 +188,7 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
   it('over real HTTP: a browser-style FormData upload works, a 25 MB one is refused with 413 JSON', async () => {
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const raceId = await createRace(t, alice, { Name: 'Over HTTP' });
-    const send = (content: string | Uint8Array) => {
+    const send = (content: string | Uint8Array<ArrayBuffer>) => {
       const form = new FormData();
       form.append('file', new Blob([content], { type: 'application/gpx+xml' }), 'course.gpx');
       return fetch(`${address}/api/director/course/${raceId}`, {
