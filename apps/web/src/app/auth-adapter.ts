@@ -1,0 +1,2 @@
+/** The app's one door to the sign-in layer (apps/web/src/auth): screens import auth from here only. */
+export { AuthProvider, useAuth, getAccessToken, isOwner, type Account, type AuthState } from '../auth';
