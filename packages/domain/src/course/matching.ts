@@ -185,10 +185,13 @@ function lastProgress(s: RunnerState, startMs: number): ProgressPoint {
   return s.progress.length > 0 ? s.progress[s.progress.length - 1] : { t: startMs, distanceM: 0 };
 }
 
-/** Metres per second over the recent window of progress, else since the start, else a default. */
-function recentSpeed(s: RunnerState, startMs: number): number {
+/**
+ * Metres per second over the recent window of progress (or since the start); null before the first progress. A
+ * runner who has stopped gets the default: they are expected to move on.
+ */
+function recentSpeed(s: RunnerState, startMs: number): number | null {
   const p = s.progress;
-  if (p.length === 0) return DEFAULT_SPEED_MPS;
+  if (p.length === 0) return null;
   const last = p[p.length - 1];
   const ref = recentReference(p, startMs);
   const dt = (last.t - ref.t) / 1000;
@@ -224,19 +227,18 @@ function placeFix(
   const plausible = plausibleFrom(candidates, last, t, speed, o);
   if (plausible.length > 0) {
     s.pendingJump = null;
-    return { c: best(plausible, predict(last, t, speed)), from: last };
+    return { c: best(plausible, predict(last, t, speed ?? DEFAULT_SPEED_MPS)), from: last };
   }
-  // A pending jump confirmed by this fix: both fixes agree the runner is further on than expected.
+  // A pending jump confirmed by this fix: both fixes agree (within physical speed) that the runner is further on.
   const pending = s.pendingJump;
   if (pending !== null) {
-    const confirmed = plausibleFrom(candidates, pending, t, speed, o).filter(
-      (c) => c.alongM > last.distanceM,
-    );
+    const confirmed = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
     if (confirmed.length > 0) {
       s.pendingJump = null;
       s.progress.push(pending);
       s.distanceM = pending.distanceM;
-      return { c: best(confirmed, predict(pending, t, speed)), from: pending };
+      const impliedSpeed = (pending.distanceM - last.distanceM) / Math.max(1, (pending.t - last.t) / 1000);
+      return { c: best(confirmed, predict(pending, t, impliedSpeed)), from: pending };
     }
   }
   const ahead = candidates.filter((c) => c.alongM > last.distanceM + BACK_TOLERANCE_M);
@@ -252,14 +254,16 @@ function predict(from: ProgressPoint, t: number, speedMps: number): number {
 /**
  * Passes reachable from `from` by time t: within the speed window, and not so far beyond the runner's own predicted
  * progress that a single fix should be trusted with it (a 1 km GPS jump across a loop lands within maxSpeed reach).
+ * Before the runner's speed is known, the speed window alone decides.
  */
 function plausibleFrom(
   candidates: CourseCandidate[],
   from: ProgressPoint,
   t: number,
-  speedMps: number,
+  speedMps: number | null,
   o: MatchOptions,
 ): CourseCandidate[] {
+  if (speedMps === null) return windowed(candidates, from, t, o);
   const predicted = predict(from, t, speedMps);
   const jumpLimit = predicted + Math.max(JUMP_SLACK_M, JUMP_SLACK_FRACTION * (predicted - from.distanceM));
   return windowed(candidates, from, t, o).filter((c) => c.alongM <= jumpLimit);
@@ -303,7 +307,7 @@ function finishTime(
   startMs: number,
 ): number {
   const L = course.lengthM;
-  const speed = Math.max(recentSpeed(s, startMs), 0.5);
+  const speed = Math.max(recentSpeed(s, startMs) ?? DEFAULT_SPEED_MPS, 0.5);
   const beyond = c.alongUnclampedM;
   if (beyond - L >= FINISH_STOPPED_M && beyond > prev.distanceM) {
     return Math.round(prev.t + ((L - prev.distanceM) / (beyond - prev.distanceM)) * (t - prev.t));

@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AGE_GROUPS,
+  buildLeaderboard,
+  computeRunnerState,
+  filterLeaderboard,
+  parseAgeGroup,
+  type LeaderboardRunner,
+  type RunnerState,
+} from '../src/course';
+import { fixAt, min, START, started, straight } from './support/course-fixtures';
+
+const course = straight(5000);
+const state = (pts: [number, number][], now = min(30)): RunnerState =>
+  computeRunnerState(
+    course,
+    pts.map(([d, m]) => fixAt(course, d, m)),
+    started,
+    now,
+  );
+
+let nextId = 1;
+function runner(
+  name: string,
+  gender: 'M' | 'F',
+  age: number | null,
+  s: RunnerState,
+  bib: string | null = String(nextId),
+): LeaderboardRunner {
+  const [FirstName, LastName] = name.split(' ');
+  return {
+    RunnerId: nextId++,
+    BibNumber: bib,
+    FirstName,
+    LastName,
+    Gender: gender,
+    Age: age,
+    BatteryState: 'GOOD',
+    state: s,
+  };
+}
+
+// Finishers: Ana (crosses at ~20 min), Ben (~22.5 min). Racing: Cleo 4.0 km, Dan 3.0 km (reached 3.0 km later than
+// Eve), Eve 3.0 km. Not seen: Finn.
+const ana = runner(
+  'Ana Álvarez',
+  'F',
+  34,
+  state([
+    [4000, 16],
+    [4500, 18],
+    [5000, 21],
+  ]),
+);
+const ben = runner(
+  'Ben Brown',
+  'M',
+  45,
+  state([
+    [4000, 18],
+    [4500, 20.25],
+    [5000, 23.5],
+  ]),
+);
+const cleo = runner(
+  'Cleo Chen',
+  'F',
+  19,
+  state([
+    [2000, 10],
+    [3000, 15],
+    [4000, 20],
+    [4000, 27.5],
+  ]),
+);
+const dan = runner(
+  'Dan Dunn',
+  'M',
+  61,
+  state([
+    [1500, 10],
+    [3000, 25],
+  ]),
+);
+const eve = runner(
+  'Eve Evans',
+  'F',
+  29,
+  state([
+    [1500, 8],
+    [3000, 20],
+    [3000, 28],
+  ]),
+);
+const finn = runner('Finn Fox', 'M', null, state([]), null);
+const rows = buildLeaderboard([finn, dan, cleo, eve, ben, ana], course, started, min(30));
+
+describe('buildLeaderboard', () => {
+  it('finished by finish time, then by distance, earlier arrival first; unseen runners last, unranked', () => {
+    expect(rows.map((r) => [r.FirstName, r.Rank, r.Status])).toEqual([
+      ['Ana', 1, 'finished'],
+      ['Ben', 2, 'finished'],
+      ['Cleo', 3, 'racing'],
+      ['Eve', 4, 'racing'],
+      ['Dan', 5, 'racing'],
+      ['Finn', null, 'not-started'],
+    ]);
+  });
+
+  it("fills issue #6's fields, null where unknown", () => {
+    const a = rows[0];
+    expect(a).toMatchObject({
+      RunnerId: ana.RunnerId,
+      BibNumber: ana.BibNumber,
+      Gender: 'F',
+      Age: 34,
+      DistanceKm: 5,
+      Percent: 100,
+      BatteryState: 'GOOD',
+      EtaFinish: null,
+    });
+    expect(a.FinishTime).toMatch(/^2026-06-06T07:(19|20):\d\d\.\d{3}Z$/);
+    expect(a.ElapsedSeconds).toBe((Date.parse(a.FinishTime!) - START) / 1000);
+    expect(a.PaceSecondsPerKm).toBe(Math.round(a.ElapsedSeconds! / 5));
+    expect(a.LastPingTime).toBe(new Date(min(21)).toISOString());
+    expect(a.Latitude).toBeCloseTo(46.5, 3);
+
+    const c = rows[2];
+    expect(c.DistanceKm).toBeCloseTo(4, 1);
+    expect(c.Percent).toBeCloseTo(80, 0);
+    expect(c.ElapsedSeconds).toBe(1800);
+    expect(c.FinishTime).toBeNull();
+    expect(c.EtaFinish).not.toBeNull();
+
+    const f = rows[5];
+    expect(f).toMatchObject({
+      Rank: null,
+      DistanceKm: null,
+      Percent: null,
+      ElapsedSeconds: null,
+      PaceSecondsPerKm: null,
+      EtaFinish: null,
+      FinishTime: null,
+      LastPingTime: null,
+      Latitude: null,
+      Longitude: null,
+      GapSeconds: null,
+      GapKm: null,
+      BibNumber: null,
+    });
+  });
+
+  it('gaps to the leader: finish-time difference, or time since the leader passed the same spot', () => {
+    expect(rows[0].GapSeconds).toBe(0);
+    expect(rows[1].GapSeconds).toBe(
+      Math.round((Date.parse(rows[1].FinishTime!) - Date.parse(rows[0].FinishTime!)) / 1000),
+    );
+    // Ana passed 4 km at minute 16; Cleo reached it at 20.
+    expect(rows[2].GapSeconds).toBeGreaterThan(230);
+    expect(rows[2].GapSeconds).toBeLessThan(250);
+    expect(rows[2].GapKm).toBeCloseTo(1, 1);
+  });
+
+  it('equal distance reached at the same moment shares a rank', () => {
+    const x = runner('Xan X', 'M', 30, state([[2000, 10]]));
+    const y = runner('Yul Y', 'M', 30, state([[2000, 10]]));
+    expect(buildLeaderboard([x, y], course, started, min(11)).map((r) => r.Rank)).toEqual([1, 1]);
+  });
+
+  it('stale and off-course runners keep their place by distance', () => {
+    const stale = runner(
+      'Sam S',
+      'M',
+      30,
+      state([
+        [3000, 10],
+        [4500, 15],
+      ]),
+    );
+    const off = runner(
+      'Ola O',
+      'F',
+      30,
+      computeRunnerState(
+        course,
+        [fixAt(course, 3500, 20), fixAt(course, 4000, 28, 0, 600)],
+        started,
+        min(30),
+      ),
+    );
+    const r = buildLeaderboard([off, stale, cleo], course, started, min(30));
+    expect(r.map((x) => [x.FirstName, x.Status])).toEqual([
+      ['Sam', 'stale'],
+      ['Cleo', 'racing'],
+      ['Ola', 'off-course'],
+    ]);
+  });
+
+  it('an empty race gives an empty board', () => {
+    expect(buildLeaderboard([], course, started, min(1))).toEqual([]);
+  });
+});
+
+describe('filterLeaderboard', () => {
+  const names = (f: Parameters<typeof filterLeaderboard>[1]) =>
+    filterLeaderboard(rows, f).map((r) => r.FirstName);
+
+  it.each([
+    [{}, ['Ana', 'Ben', 'Cleo', 'Eve', 'Dan', 'Finn']],
+    [{ gender: 'F' as const }, ['Ana', 'Cleo', 'Eve']],
+    [{ gender: 'M' as const }, ['Ben', 'Dan', 'Finn']],
+    [{ ageGroup: '20-29' }, ['Eve']],
+    [{ ageGroup: '40+' }, ['Ben', 'Dan']],
+    [{ ageGroup: 'U20' }, ['Cleo']],
+    [{ ageGroup: '60-69' }, ['Dan']],
+    [{ ageGroup: 'adults' }, []],
+    [{ gender: 'F' as const, ageGroup: '30-39' }, ['Ana']],
+    [{ search: 'alvarez' }, ['Ana']],
+    [{ search: 'ÁNA' }, ['Ana']],
+    [{ search: 'brown ben' }, ['Ben']],
+    [{ search: String(ben.BibNumber) }, ['Ben']],
+    [{ search: 'n' }, ['Ana', 'Ben', 'Cleo', 'Eve', 'Dan', 'Finn']],
+    [{ search: 'nobody' }, []],
+    [{ search: '   ' }, ['Ana', 'Ben', 'Cleo', 'Eve', 'Dan', 'Finn']],
+  ])('%j → %j', (f, expected) => {
+    expect(names(f)).toEqual(expected);
+  });
+
+  it('keeps the overall rank on each row', () => {
+    expect(filterLeaderboard(rows, { gender: 'M' }).map((r) => r.Rank)).toEqual([2, 5, null]);
+  });
+});
+
+describe('age groups', () => {
+  it.each([
+    ['U20', { min: 0, max: 19 }],
+    ['20-29', { min: 20, max: 29 }],
+    ['40+', { min: 40, max: Infinity }],
+    ['70+', { min: 70, max: Infinity }],
+    ['29-20', null],
+    ['old', null],
+    ['', null],
+  ])('%s → %j', (g, expected) => {
+    expect(parseAgeGroup(g)).toEqual(expected);
+  });
+
+  it('every listed group parses', () => {
+    for (const g of AGE_GROUPS) expect(parseAgeGroup(g)).not.toBeNull();
+  });
+});
