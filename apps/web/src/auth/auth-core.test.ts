@@ -63,11 +63,13 @@ function setup(opts: { cached?: TokenSet | null; accounts?: Account[]; active?: 
   const clock = { seconds: opts.now ?? T0, now: () => clock.seconds * 1000 };
   const port = {
     load: vi.fn(async () => cached),
-    refresh: vi.fn(async (): Promise<TokenSet> => {
+    refresh: vi.fn(async (_current: TokenSet, _scope: string): Promise<TokenSet> => {
       await new Promise((r) => setTimeout(r, 5)); // a real round trip takes time: lets callers pile up
       return renewed('rt');
     }),
-    renewInFrame: vi.fn(async (): Promise<TokenSet> => renewed('frame')),
+    renewInFrame: vi.fn(async (_current: TokenSet | null, _scope: string): Promise<TokenSet> =>
+      renewed('frame'),
+    ),
     redirectToLogin: vi.fn(async (_o: { prompt?: 'create'; returnTo: string }) => undefined),
     completeLogin: vi.fn(async (_url: string) => ({ tokens: cached!, returnTo: '/my-races' })),
     redirectToLogout: vi.fn(async (_idToken: string | undefined) => undefined),
