@@ -14,7 +14,13 @@ export function ErrorScreen() {
   return (
     <main className="container main error-screen">
       <h1>Unexpected Application Error!</h1>
-      {detail && <p className="error-detail">{detail}</p>}
+      <p>Something went wrong while showing this page. Going back to the home page usually helps.</p>
+      {detail && (
+        <details className="error-detail">
+          <summary>Technical details</summary>
+          <p>{detail}</p>
+        </details>
+      )}
       <p>
         <Link to={paths.home} className="btn btn-primary" reloadDocument>
           Back to the home page
