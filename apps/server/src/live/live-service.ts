@@ -314,17 +314,18 @@ export class LiveService {
     if (this.closed || this.races.get(entry.live.race.id) !== entry) return;
     const now = this.now();
     entry.lastFlush = now;
-    const rows = entry.live.takeChangedRows(now);
+    const { rows, ranks } = entry.live.takeChanges(now);
     const fixes: [number, number, number, number][] = [];
     for (const [runnerId, list] of entry.pendingFixes)
       for (const f of list) fixes.push([runnerId, f.t, f.lat, f.lon]);
     entry.pendingFixes.clear();
-    if (!rows.length && !fixes.length) return;
+    if (!rows.length && !ranks.length && !fixes.length) return;
     entry.seq++;
     const data = JSON.stringify({
       Seq: entry.seq,
       At: new Date(now).toISOString(),
       Rows: rows,
+      Ranks: ranks,
       Fixes: fixes,
     });
     const message = encodeSseMessage('update', data, this.eventId(entry, entry.seq));

@@ -43,11 +43,13 @@ export interface RaceLiveInput {
   nowMs: number;
 }
 
-/** Fields whose change is worth pushing to viewers. Elapsed time and gaps move with the clock for everyone and
- * are refreshed with the runner's next change (the browser derives "last seen" and elapsed from times). */
+/**
+ * Fields whose change is worth pushing a whole row to viewers. Elapsed time and gaps move with the clock for
+ * everyone and are refreshed with the runner's next change (the browser derives "last seen" and gaps itself); a
+ * change of rank alone travels as a compact [RunnerId, Rank] pair, since one runner passing many shifts them all.
+ */
 function rowKey(r: LeaderboardRow): string {
   return [
-    r.Rank,
     r.Status,
     r.DistanceKm,
     r.Percent,
@@ -72,6 +74,7 @@ export class RaceLive {
   private readonly runners = new Map<number, RunnerLive>();
   private readonly opts: Partial<MatchOptions>;
   private lastRowKeys = new Map<number, string>();
+  private lastRanks = new Map<number, number | null>();
   private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
 
   constructor(input: RaceLiveInput) {
@@ -108,7 +111,10 @@ export class RaceLive {
       if (this.course) r.state = computeRunnerState(this.course, r.fixes, this.clock, input.nowMs, this.opts);
     }
     // The first diff compares against what a snapshot at this moment would show.
-    for (const row of this.leaderboard(input.nowMs)) this.lastRowKeys.set(row.RunnerId, rowKey(row));
+    for (const row of this.leaderboard(input.nowMs)) {
+      this.lastRowKeys.set(row.RunnerId, rowKey(row));
+      this.lastRanks.set(row.RunnerId, row.Rank);
+    }
   }
 
   hasRunner(runnerId: number): boolean {
@@ -195,17 +201,25 @@ export class RaceLive {
     return rows;
   }
 
-  /** Rows that changed (in the fields viewers watch) since the last call; updates the remembered state. */
-  takeChangedRows(nowMs: number): LeaderboardRow[] {
-    const out: LeaderboardRow[] = [];
-    const next = new Map<number, string>();
+  /**
+   * What changed for viewers since the last call: whole rows whose watched fields changed, and [RunnerId, Rank]
+   * for rows whose rank alone changed. Updates the remembered state.
+   */
+  takeChanges(nowMs: number): { rows: LeaderboardRow[]; ranks: [number, number | null][] } {
+    const rows: LeaderboardRow[] = [];
+    const ranks: [number, number | null][] = [];
+    const nextKeys = new Map<number, string>();
+    const nextRanks = new Map<number, number | null>();
     for (const row of this.leaderboard(nowMs)) {
       const key = rowKey(row);
-      next.set(row.RunnerId, key);
-      if (this.lastRowKeys.get(row.RunnerId) !== key) out.push(row);
+      nextKeys.set(row.RunnerId, key);
+      nextRanks.set(row.RunnerId, row.Rank);
+      if (this.lastRowKeys.get(row.RunnerId) !== key) rows.push(row);
+      else if (this.lastRanks.get(row.RunnerId) !== row.Rank) ranks.push([row.RunnerId, row.Rank]);
     }
-    this.lastRowKeys = next;
-    return out;
+    this.lastRowKeys = nextKeys;
+    this.lastRanks = nextRanks;
+    return { rows, ranks };
   }
 
   /** Latest positions and a bounded trail per runner: fixes after `sinceMs`, at most `limit` newest. */

@@ -1,9 +1,9 @@
+import { useEffect, useRef, useState } from 'react';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import type { CourseTrack } from './live-types';
 import { runnerLabel } from './live-format';
 
-const W = 1000;
-const H = 180;
+const H = 160;
 const PAD = { left: 44, right: 10, top: 10, bottom: 24 };
 
 /** Elevation at a distance, interpolated between profile samples. */
@@ -27,8 +27,22 @@ export function ElevationProfile(props: {
   onSelect(runnerId: number): void;
 }) {
   const { track, rows, followId, onSelect } = props;
+  // Drawn in CSS pixels of its actual width, so labels stay legible from a phone to a desktop.
+  const ref = useRef<HTMLElement>(null);
+  const [W, setW] = useState(800);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ro = new ResizeObserver(([entry]) => setW(Math.max(280, Math.round(entry.contentRect.width))));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
   if (!track.HasElevation || track.Profile.length < 2 || track.LengthM <= 0) {
-    return <p className="live-muted">This course has no elevation data.</p>;
+    return (
+      <p className="live-muted" ref={ref as React.RefObject<HTMLParagraphElement>}>
+        This course has no elevation data.
+      </p>
+    );
   }
   const eles = track.Profile.map((p) => p[1]);
   const minE = Math.min(...eles);
@@ -41,18 +55,21 @@ export function ElevationProfile(props: {
   );
   const area = `${line}L${x(track.LengthM).toFixed(1)},${H - PAD.bottom}L${x(0).toFixed(1)},${H - PAD.bottom}Z`;
   const km = track.LengthM / 1000;
-  const tickEvery = km <= 12 ? 1 : km <= 60 ? 5 : km <= 120 ? 10 : 25;
+  // About one label per 60 px.
+  const maxTicks = Math.max(2, Math.floor(W / 60));
+  const tickEvery = [1, 2, 5, 10, 20, 25, 50, 100].find((s) => km / s <= maxTicks) ?? 200;
   const ticks: number[] = [];
   for (let k = 0; k <= km; k += tickEvery) ticks.push(k);
   const placed = rows.filter((r) => r.DistanceKm !== null && r.Latitude !== null);
 
   return (
-    <figure className="live-profile">
+    <figure className="live-profile" ref={ref as React.RefObject<HTMLElement>}>
       <svg
         viewBox={`0 0 ${W} ${H}`}
         role="img"
         aria-label={`Elevation profile, ${Math.round(minE)} to ${Math.round(maxE)} m, with ${placed.length} runners`}
-        preserveAspectRatio="none"
+        width={W}
+        height={H}
       >
         <path d={area} className="live-profile__area" />
         <path d={line} className="live-profile__line" />

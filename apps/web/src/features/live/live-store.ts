@@ -33,6 +33,10 @@ export function applySnapshot(msg: SnapshotMessage, now: number): LiveState {
 export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): LiveState {
   const rows = new Map(state.rows);
   for (const r of msg.Rows) rows.set(r.RunnerId, r);
+  for (const [runnerId, rank] of msg.Ranks ?? []) {
+    const row = rows.get(runnerId);
+    if (row) rows.set(runnerId, { ...row, Rank: rank });
+  }
   let trails = state.trails;
   if (msg.Fixes.length) {
     const next = new Map(trails);

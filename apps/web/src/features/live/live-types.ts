@@ -30,6 +30,8 @@ export interface UpdateMessage {
   Seq: number;
   At: string;
   Rows: LeaderboardRow[];
+  /** [runnerId, rank]: runners whose rank alone changed. */
+  Ranks: [number, number | null][];
   /** [runnerId, fix time ms, lat, lon] */
   Fixes: [number, number, number, number][];
 }
