@@ -47,8 +47,8 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
       ClimbM: 30,
       DescentM: 0,
       Waypoints: [
-        { Name: 'Start & Finish', Latitude: 46.5, Longitude: 6.6, DistanceM: null },
-        { Name: 'Aid station 1', Latitude: 46.509, Longitude: 6.6, DistanceM: null },
+        { Name: 'Start & Finish', Latitude: 46.5, Longitude: 6.6, DistanceM: 0 },
+        { Name: 'Aid station 1', Latitude: 46.509, Longitude: 6.6, DistanceM: expect.closeTo(1000.8, -1) },
       ],
     });
     expect(c.LengthM).toBeGreaterThan(1300);
@@ -143,6 +143,15 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
     // the old link key died with the old course
     expect((await call(t, 'GET', pathOf(first.MapUrl))).statusCode).toBe(404);
     expect((await call(t, 'GET', pathOf(second.MapUrl))).statusCode).toBe(200);
+  });
+
+  it('gives a waypoint far from the course no distance', async () => {
+    const raceId = await createRace(t, alice, { Name: 'Far waypoint' });
+    const gpx = `<gpx version="1.1"><wpt lat="10" lon="10"><name>Parking</name></wpt><trk><trkseg>
+      <trkpt lat="46" lon="7"/><trkpt lat="46.001" lon="7"/></trkseg></trk></gpx>`;
+    const res = await upload(raceId, gpx);
+    expect(res.statusCode).toBe(201);
+    expect(res.json().Waypoints).toEqual([{ Name: 'Parking', Latitude: 10, Longitude: 10, DistanceM: null }]);
   });
 
   it('names a course after the file when the GPX has no name', async () => {

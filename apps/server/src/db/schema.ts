@@ -66,7 +66,8 @@ export const runners = pgTable(
 /** Course geometry as parsed from GPX: [lon, lat, ele|null] points, and waypoints. */
 export interface CourseGeometry {
   points: [number, number, number | null][];
-  waypoints: { name: string; lat: number; lon: number }[];
+  /** distanceM: along the course to the waypoint's first pass, null when it is off the course (set at upload). */
+  waypoints: { name: string; lat: number; lon: number; distanceM?: number | null }[];
 }
 
 export const courses = pgTable(

@@ -3,10 +3,12 @@ import {
   courseStats,
   GpxError,
   parseGpx,
+  prepareCourse,
   toGeoJson,
   toGpx,
   type Course,
   type CoursePoint,
+  type ParsedGpx,
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { CourseGeometry } from '../db/schema';
@@ -71,9 +73,23 @@ function toCourse(row: repo.CourseRow, links: CourseLinks): Course {
       Name: w.name,
       Latitude: w.lat,
       Longitude: w.lon,
-      DistanceM: null,
+      DistanceM: w.distanceM ?? null,
     })),
   };
+}
+
+/** Each waypoint with the distance along the course of its first pass (null when it is not near the course). */
+function projectWaypoints(parsed: ParsedGpx): CourseGeometry['waypoints'] {
+  const prepared = prepareCourse({ points: parsed.points, waypoints: parsed.waypoints });
+  return parsed.waypoints.map((w) => {
+    const pass = prepared.waypoints.find((p) => p.name === w.name && p.lat === w.lat && p.lon === w.lon);
+    return {
+      name: w.name,
+      lat: w.lat,
+      lon: w.lon,
+      distanceM: pass ? Math.round(pass.distanceM * 10) / 10 : null,
+    };
+  });
 }
 
 export async function getPublicCourse(db: Db, publicUrl: string, raceId: number): Promise<Course> {
@@ -112,10 +128,7 @@ export async function uploadCourse(
     throw err;
   }
   const stats = courseStats(parsed.points);
-  const geometry: CourseGeometry = {
-    points: parsed.points,
-    waypoints: parsed.waypoints.map((w) => ({ name: w.name, lat: w.lat, lon: w.lon })),
-  };
+  const geometry: CourseGeometry = { points: parsed.points, waypoints: projectWaypoints(parsed) };
   const fileName = file.fileName ? file.fileName.slice(0, 255) : null;
   const name = parsed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
   const row = await db.transaction(async (tx) => {
