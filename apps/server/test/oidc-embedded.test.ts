@@ -155,6 +155,27 @@ describe.each(dbKinds)('embedded OpenID Connect provider (%s)', (kind) => {
     expect(health.status).toBe(200);
   });
 
+  it("lets the web app's origin call the token endpoint from the browser (CORS), and no other origin", async () => {
+    const client = new WebClient(new Browser(run.url), run.config);
+    const tokens = await client.signIn({ path: 'demo', form: { who: 'director1' } });
+    const refresh = (origin: string) =>
+      fetch(`${run.url}/oidc/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: run.config.clientId,
+        }),
+      });
+    const foreign = await refresh('http://evil.example');
+    expect(foreign.status).toBe(400);
+    expect((await foreign.json()).error_description).toMatch(/origin http:\/\/evil.example not allowed/);
+    const own = await refresh(run.url);
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBe(run.url);
+  });
+
   it('signs the demo administrator in with one click, in the admin group', async () => {
     const client = new WebClient(new Browser(run.url), run.config);
     const tokens = await client.signIn({ path: 'demo', form: { who: 'admin' } });

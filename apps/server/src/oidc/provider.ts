@@ -69,6 +69,11 @@ export function createProvider(opts: ProviderOptions): Provider {
       short: { signed: true, httpOnly: true, sameSite: 'lax' },
     },
     pkce: { methods: ['S256'], required: () => true },
+    // The browser calls the token endpoint with an Origin header: allow the origins of the client's own
+    // redirect URIs (the web app), nobody else.
+    clientBasedCORS(_ctx, origin, client) {
+      return client.redirectUris?.some((uri) => new URL(uri).origin === origin) ?? false;
+    },
     scopes: OIDC_SCOPES,
     claims: {
       openid: ['sub', 'oid', 'groups'],
