@@ -21,6 +21,7 @@ import {
   outAndBackCourse,
   seededRandom,
   simulateRunner,
+  switchbackCourse,
   type SimulatedRunner,
 } from '../src/course/synthetic';
 
@@ -38,6 +39,8 @@ interface Outcome {
   incrementalMismatches: number;
   rankPairsChecked: number;
   rankViolations: string[];
+  /** Pairs wrong at two consecutive 10-minute samples. */
+  persistentRankViolations: string[];
   finishErrorsS: number[];
   finishMissedAtFirstPing: number;
   jumpAdvances: number[];
@@ -76,7 +79,13 @@ function estimateAt(s: RunnerState, t: number): number {
   return d;
 }
 
-function runScenario(name: string, input: CourseInput, seed: number, runnerCount: number): Outcome {
+function runScenario(
+  name: string,
+  input: CourseInput,
+  seed: number,
+  runnerCount: number,
+  stops: (c: PreparedCourse) => { atM: number; durationMs: number }[] = () => [],
+): Outcome {
   const course = prepareCourse(input);
   const rand = seededRandom(seed);
   const runners: SimulatedRunner[] = [];
@@ -93,6 +102,7 @@ function runScenario(name: string, input: CourseInput, seed: number, runnerCount
         maxDelayPings: 3,
         jumpPings: [4 + Math.floor(rand() * 20)],
         jumpM: 1000,
+        stops: stops(course),
       }),
     );
   }
@@ -103,6 +113,7 @@ function runScenario(name: string, input: CourseInput, seed: number, runnerCount
     incrementalMismatches: 0,
     rankPairsChecked: 0,
     rankViolations: [],
+    persistentRankViolations: [],
     finishErrorsS: [],
     finishMissedAtFirstPing: 0,
     jumpAdvances: [],
@@ -122,7 +133,11 @@ function runScenario(name: string, input: CourseInput, seed: number, runnerCount
       state = next;
     }
     const full = computeRunnerState(course, sorted, clock, START_MS + 24 * 3600_000);
-    if (full.distanceM !== state.distanceM || full.progress.length !== state.progress.length) {
+    // The same matching either way; the live distance may only keep a floor a late fix lowered (never below).
+    if (
+      JSON.stringify(full.progress) !== JSON.stringify(state.progress) ||
+      state.distanceM < full.distanceM
+    ) {
       o.incrementalMismatches++;
     }
     for (let k = 1; k < full.progress.length; k++) {
@@ -162,7 +177,9 @@ function runScenario(name: string, input: CourseInput, seed: number, runnerCount
 /** Every 10 minutes: runners whose true distances (at their last fix) differ by > 200 m are in the right order. */
 function checkRanks(course: PreparedCourse, runners: SimulatedRunner[], o: Outcome): void {
   const end = Math.max(...runners.map((r) => r.finishMs)) + 2 * PING_MS;
+  let previousWrong = new Set<string>();
   for (let T = START_MS + 10 * 60_000; T <= end; T += 10 * 60_000) {
+    const wrong = new Set<string>();
     const entries = runners.map((sim, k) => {
       const fixes = sim.fixes.filter((f) => f.t <= T).map((f) => ({ t: f.t, lat: f.lat, lon: f.lon }));
       const state = computeRunnerState(course, fixes, clock, T);
@@ -200,34 +217,59 @@ function checkRanks(course: PreparedCourse, runners: SimulatedRunner[], o: Outco
         if (aAhead === null) continue;
         o.rankPairsChecked++;
         const ok = aAhead ? position.get(a.k)! < position.get(b.k)! : position.get(a.k)! > position.get(b.k)!;
-        if (!ok) o.rankViolations.push(`${new Date(T).toISOString()} runners ${a.k + 1}/${b.k + 1}`);
+        if (!ok) {
+          const pair = `runners ${a.k + 1}/${b.k + 1}`;
+          o.rankViolations.push(`${new Date(T).toISOString()} ${pair}`);
+          if (previousWrong.has(pair))
+            o.persistentRankViolations.push(`${new Date(T).toISOString()} ${pair}`);
+          wrong.add(pair);
+        }
       }
     }
+    previousWrong = wrong;
   }
 }
 
-const scenarios: [string, CourseInput, number][] = [
+type Stops = (c: PreparedCourse) => { atM: number; durationMs: number }[];
+/**
+ * The first three are issue #6's. The switchbacks go beyond it: legs 40 m apart are 4 σ, so now and then a fix
+ * (often after a dropout, when the prediction is loose) fits the neighbouring leg better than its own, and the
+ * runner is misplaced for one ping. Its rank check therefore asserts that such errors do not last (never wrong at two
+ * consecutive samples) rather than that they never happen.
+ */
+const scenarios: [string, CourseInput, number, Stops?][] = [
   ['out-and-back 2×5 km', outAndBackCourse(5000), 11],
   ['3-lap loop 3×3.3 km', lapCourse(3, 3300), 22],
   ['figure eight, crosses itself', figureEightCourse(1500, 2), 33],
+  [
+    'switchbacks 40 m apart, up and back down, aid stops',
+    switchbackCourse(6, 600, 40),
+    44,
+    // 8 minutes at the top (the turnaround), 3 minutes at 1.5 km.
+    (c) => [
+      { atM: c.lengthM / 2, durationMs: 8 * 60_000 },
+      { atM: 1500, durationMs: 3 * 60_000 },
+    ],
+  ],
 ];
 
 describe('course matching accuracy on synthetic tracks', () => {
-  const outcomes = scenarios.map(([name, input, seed]) => runScenario(name, input, seed, 10));
+  const outcomes = scenarios.map(([name, input, seed, stops]) => runScenario(name, input, seed, 10, stops));
   const all = outcomes.flatMap((o) => o.errors).sort((a, b) => a - b);
 
   const fmt = (x: number) => x.toFixed(1).padStart(6);
   const lines = [
-    'scenario                          fixes   p50 m   p95 m   max m  back  rank pairs/bad  finish max s  jump adv max m',
+    'scenario'.padEnd(53) +
+      'fixes   p50 m   p95 m   max m  back  rank pairs/bad  finish max s  jump adv max m',
   ];
   for (const o of outcomes) {
     const e = o.errors.slice().sort((a, b) => a - b);
     lines.push(
-      `${o.name.padEnd(32)} ${String(o.fixes).padStart(6)} ${fmt(percentile(e, 50))}  ${fmt(percentile(e, 95))}  ${fmt(e[e.length - 1])}  ${String(o.backwardsSteps).padStart(4)}  ${String(o.rankPairsChecked).padStart(9)}/${o.rankViolations.length}  ${fmt(Math.max(...o.finishErrorsS))}        ${fmt(Math.max(...o.jumpAdvances))}`,
+      `${o.name.padEnd(52)} ${String(o.fixes).padStart(6)} ${fmt(percentile(e, 50))}  ${fmt(percentile(e, 95))}  ${fmt(e[e.length - 1])}  ${String(o.backwardsSteps).padStart(4)}  ${String(o.rankPairsChecked).padStart(9)}/${o.rankViolations.length}  ${fmt(Math.max(...o.finishErrorsS))}        ${fmt(Math.max(...o.jumpAdvances))}`,
     );
   }
   lines.push(
-    `${'ALL'.padEnd(32)} ${String(all.length).padStart(6)} ${fmt(percentile(all, 50))}  ${fmt(percentile(all, 95))}  ${fmt(all[all.length - 1])}`,
+    `${'ALL'.padEnd(52)} ${String(all.length).padStart(6)} ${fmt(percentile(all, 50))}  ${fmt(percentile(all, 95))}  ${fmt(all[all.length - 1])}`,
   );
   console.log(
     `\nCourse matching accuracy (σ = 10 m, 2.5 min pings, 10 % dropped, 15 % late, 1 km jumps)\n${lines.join('\n')}\n`,
@@ -248,15 +290,25 @@ describe('course matching accuracy on synthetic tracks', () => {
   });
 
   it.each(outcomes.map((o) => [o.name, o] as const))(
-    '%s: the live (incremental, out-of-order) state equals a full recomputation',
+    '%s: the live (incremental, out-of-order) matching equals a full recomputation',
     (_n, o) => {
       expect(o.incrementalMismatches).toBe(0);
     },
   );
 
-  it.each(outcomes.map((o) => [o.name, o] as const))('%s: ranks right for runners > 200 m apart', (_n, o) => {
+  it.each(outcomes.slice(0, 3).map((o) => [o.name, o] as const))(
+    '%s: ranks right for runners > 200 m apart',
+    (_n, o) => {
+      expect(o.rankPairsChecked).toBeGreaterThan(50);
+      expect(o.rankViolations).toEqual([]);
+    },
+  );
+
+  it('switchbacks: a wrong rank for runners > 200 m apart never lasts to the next sample', () => {
+    const o = outcomes[3];
     expect(o.rankPairsChecked).toBeGreaterThan(50);
-    expect(o.rankViolations).toEqual([]);
+    expect(o.persistentRankViolations).toEqual([]);
+    expect(o.rankViolations.length / o.rankPairsChecked).toBeLessThan(0.02);
   });
 
   it.each(outcomes.map((o) => [o.name, o] as const))('%s: finish detected within one ping', (_n, o) => {

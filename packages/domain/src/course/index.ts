@@ -21,6 +21,7 @@ export {
   outAndBackCourse,
   lapCourse,
   figureEightCourse,
+  switchbackCourse,
   windingCourse,
   simulateRunner,
   type SimulatedRunner,

@@ -5,14 +5,14 @@
  * 1. All passes of the course within offCourseMeters of the fix come from the spatial index (`courseCandidates`).
  *    None: the runner is off-course and does not advance.
  * 2. Window: from the last known progress (d0 at t0), a pass is plausible if its distance lies in
- *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M] and not far beyond the distance
- *    predicted from the runner's recent speed. Among those, the nearest wins, with a small penalty for straying from
- *    the prediction — the only thing that separates the two passes of an out-and-back, which lie at exactly the same
- *    distance from the fix.
- * 3. Nothing plausible but a pass further ahead: a single wild fix must not jump anyone far ahead, so the jump is
- *    kept pending and only taken when the next on-course fix continues from it. Only passes behind: stay put.
- * The window is searched among the spatial index's candidates (all passes within the threshold), which is the same
- * set a linear scan of the window would find, at index cost.
+ *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M] and not beyond what the runner's own
+ *    moving speed allows (a GPS jump across a loop lands within maxSpeed reach). The window is applied to the index's
+ *    candidates: the same passes a scan of the window would find, at index cost.
+ * 3. Among plausible passes the best fit wins: Gaussian GPS error on the offset, Laplace error on the distance against
+ *    the prediction from the recent speed (see `best`). The prediction is what separates the two passes of an
+ *    out-and-back, which lie at exactly the same offset from the fix.
+ * 4. A pass further on that fits clearly better but is too far to believe from one fix is kept as a pending jump,
+ *    taken only when the next fix continues from it; a single wild fix never moves anyone far ahead.
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
@@ -30,13 +30,24 @@ import {
 const BACK_TOLERANCE_M = 60;
 /** Slack on the forward bound for noise and a short burst above maxSpeed. */
 const FORWARD_TOLERANCE_M = 100;
-/** Metres of offset worth one metre of disagreement with the predicted distance (tie-break between passes). */
-const PREDICTION_WEIGHT = 0.2;
+/** GPS error (σ, metres) assumed when weighing how well a pass fits a fix. */
+const GPS_SIGMA_M = 15;
+/** Scale of the disagreement with the predicted distance: this much, plus a fraction of the predicted advance. */
+const PREDICTION_SCALE_M = 50;
+const PREDICTION_SCALE_FRACTION = 0.5;
+/** A candidate this far from the course that also runs ahead of the prediction is treated as a jump (4 σ). */
+const SUSPICIOUS_OFFSET_M = 4 * GPS_SIGMA_M;
+/** How far back the moving speed looks. */
+const CRUISE_WINDOW_MS = 60 * 60_000;
+/** The jump limit assumes at least this speed (a brisk walk), so a runner resting at an aid station can leave it. */
+const MIN_LIMIT_SPEED_MPS = 2;
+/** A pass this much closer to the fix than the chosen one is worth remembering as a possible jump. */
+const CLEARLY_CLOSER_M = 2 * GPS_SIGMA_M;
 /** Speed assumed before the runner's own is known (a 5:30 /km runner). */
 const DEFAULT_SPEED_MPS = 3;
-/** Progress this far beyond the prediction (or this fraction of the predicted advance) needs a second fix. */
+/** Progress beyond this many times the runner's best speed (or JUMP_SLACK_M) needs a second fix to be believed. */
+const JUMP_SPEED_FACTOR = 1.6;
 const JUMP_SLACK_M = 250;
-const JUMP_SLACK_FRACTION = 0.6;
 /** Within this of the course length, the course is covered. */
 const FINISH_TOLERANCE_M = 50;
 /** A fix this close to the finish point, with FINISH_MIN_FRACTION covered, is a finish. */
@@ -118,7 +129,13 @@ export function addFix(
     return refreshRunnerState(course, applyFix(course, cloneState(state), fix, clock, o), clock, nowMs, o);
   }
   const all = allFixesSorted.includes(fix) ? allFixesSorted : [...allFixesSorted, fix];
-  return computeRunnerState(course, all, clock, nowMs, o);
+  const next = computeRunnerState(course, all, clock, nowMs, o);
+  // A late fix can place earlier fixes differently. Viewers have already seen the old distance: it stays as a floor
+  // (progress shown never goes back) until the runner passes it; the matching itself follows the recomputation.
+  if (next.distanceM < state.distanceM && next.finishMs === null) {
+    return refreshRunnerState(course, { ...next, distanceM: state.distanceM }, clock, nowMs, o);
+  }
+  return next;
 }
 
 function cloneState(s: RunnerState): RunnerState {
@@ -161,7 +178,7 @@ function applyFix(
   if (placed === null) return s;
   const d = Math.min(Math.max(placed.c.alongM, from.distanceM), L);
   s.progress.push({ t: fix.t, distanceM: d });
-  s.distanceM = d;
+  s.distanceM = Math.max(s.distanceM, d);
   return s;
 }
 
@@ -200,6 +217,27 @@ function recentSpeed(s: RunnerState, startMs: number): number | null {
 }
 
 /**
+ * The runner's moving speed: the fastest stretch between consecutive progress points (a minute apart at least)
+ * within the last hour. Unlike the average it is not dragged down by a rest at an aid station.
+ */
+function cruiseSpeed(s: RunnerState, startMs: number): number {
+  const p = s.progress;
+  if (p.length === 0) return 0;
+  const lastT = p[p.length - 1].t;
+  let fastest = 0;
+  let prev: ProgressPoint = { t: startMs, distanceM: 0 };
+  for (let k = 0; k < p.length; k++) {
+    const q = p[k];
+    const dt = (q.t - prev.t) / 1000;
+    if (dt >= 60) {
+      if (lastT - q.t <= CRUISE_WINDOW_MS) fastest = Math.max(fastest, (q.distanceM - prev.distanceM) / dt);
+      prev = q;
+    }
+  }
+  return fastest;
+}
+
+/**
  * The progress point (or the start) about RECENT_WINDOW_MS before the last one, at least RECENT_MIN_SPAN_MS back
  * when the history allows, so one noisy ping does not make the pace.
  */
@@ -224,27 +262,41 @@ function placeFix(
   o: MatchOptions,
 ): { c: CourseCandidate; from: ProgressPoint } | null {
   const speed = recentSpeed(s, startMs);
-  const plausible = plausibleFrom(candidates, last, t, speed, o);
-  if (plausible.length > 0) {
-    s.pendingJump = null;
-    return { c: best(plausible, predict(last, t, speed ?? DEFAULT_SPEED_MPS)), from: last };
+  const limitSpeed = speed === null ? null : Math.max(cruiseSpeed(s, startMs), MIN_LIMIT_SPEED_MPS);
+  const plausible = plausibleFrom(candidates, last, t, limitSpeed, o);
+  let chosen = plausible.length > 0 ? best(plausible, last, t, speed ?? DEFAULT_SPEED_MPS) : null;
+  // Far from the course and well ahead of the prediction: more likely a GPS jump than the runner.
+  if (chosen && chosen.c.offsetM > SUSPICIOUS_OFFSET_M && chosen.c.alongM > chosen.predicted + JUMP_SLACK_M) {
+    chosen = null;
   }
-  // A pending jump confirmed by this fix: both fixes agree (within physical speed) that the runner is further on.
+
+  // A pending jump confirmed by this fix: it continues from the jump (within physical speed) and fits better than
+  // anything reachable from the last accepted progress. Both fixes agree the runner is further on.
   const pending = s.pendingJump;
   if (pending !== null) {
-    const confirmed = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
-    if (confirmed.length > 0) {
-      s.pendingJump = null;
-      s.progress.push(pending);
-      s.distanceM = pending.distanceM;
+    const fromPending = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
+    if (fromPending.length > 0) {
       const impliedSpeed = (pending.distanceM - last.distanceM) / Math.max(1, (pending.t - last.t) / 1000);
-      return { c: best(confirmed, predict(pending, t, impliedSpeed)), from: pending };
+      const c = best(fromPending, pending, t, impliedSpeed);
+      if (chosen === null || score(c.c, c.predicted, c.scale) < chosen.cost) {
+        s.pendingJump = null;
+        s.progress.push(pending);
+        s.distanceM = Math.max(s.distanceM, pending.distanceM);
+        return { c: c.c, from: pending };
+      }
     }
   }
-  const ahead = candidates.filter((c) => c.alongM > last.distanceM + BACK_TOLERANCE_M);
+
+  // A pass further on that fits this fix clearly better than the chosen one, but too far to take on one fix's word:
+  // remembered, so that a runner wrongly held on a parallel leg (switchbacks) is released by the next fix.
+  const threshold = chosen === null ? Infinity : chosen.c.offsetM - CLEARLY_CLOSER_M;
+  const floor = Math.max(last.distanceM + BACK_TOLERANCE_M, chosen?.c.alongM ?? -Infinity);
+  const beyond = candidates.filter((c) => c.alongM > floor && c.offsetM < threshold);
   s.pendingJump =
-    ahead.length > 0 ? { t, distanceM: ahead.reduce((a, b) => (b.alongM < a.alongM ? b : a)).alongM } : null;
-  return null;
+    beyond.length > 0
+      ? { t, distanceM: beyond.reduce((a, b) => (b.alongM < a.alongM ? b : a)).alongM }
+      : null;
+  return chosen === null ? null : { c: chosen.c, from: last };
 }
 
 function predict(from: ProgressPoint, t: number, speedMps: number): number {
@@ -252,21 +304,23 @@ function predict(from: ProgressPoint, t: number, speedMps: number): number {
 }
 
 /**
- * Passes reachable from `from` by time t: within the speed window, and not so far beyond the runner's own predicted
- * progress that a single fix should be trusted with it (a 1 km GPS jump across a loop lands within maxSpeed reach).
+ * Passes reachable from `from` by time t: within the speed window, and not so far ahead that a single fix should be
+ * trusted with it (a 1 km GPS jump across a loop lands within maxSpeed reach). The limit uses the runner's best
+ * speed so far (at least a jog), so a rest at an aid station does not make the next honest fix look like a jump.
  * Before the runner's speed is known, the speed window alone decides.
  */
 function plausibleFrom(
   candidates: CourseCandidate[],
   from: ProgressPoint,
   t: number,
-  speedMps: number | null,
+  limitSpeedMps: number | null,
   o: MatchOptions,
 ): CourseCandidate[] {
-  if (speedMps === null) return windowed(candidates, from, t, o);
-  const predicted = predict(from, t, speedMps);
-  const jumpLimit = predicted + Math.max(JUMP_SLACK_M, JUMP_SLACK_FRACTION * (predicted - from.distanceM));
-  return windowed(candidates, from, t, o).filter((c) => c.alongM <= jumpLimit);
+  const inWindow = windowed(candidates, from, t, o);
+  if (limitSpeedMps === null) return inWindow;
+  const advance = (JUMP_SPEED_FACTOR * limitSpeedMps * Math.max(0, t - from.t)) / 1000;
+  const jumpLimit = from.distanceM + Math.max(JUMP_SLACK_M, advance);
+  return inWindow.filter((c) => c.alongM <= jumpLimit);
 }
 
 function windowed(
@@ -280,23 +334,41 @@ function windowed(
   return candidates.filter((c) => c.alongM >= lo && c.alongM <= hi);
 }
 
-function best(candidates: CourseCandidate[], predictedM: number): CourseCandidate {
+/**
+ * The best pass: a Gaussian GPS error on the offset, and a Laplace error on the distance against the runner's
+ * predicted progress, whose scale grows with the predicted advance. Falling short of the prediction costs half as
+ * much as overshooting it: runners stop and slow down more often than they surge, and a runner placed too short is
+ * put right by the next fix while one placed too far stays there (progress never goes back).
+ */
+function best(
+  candidates: CourseCandidate[],
+  from: ProgressPoint,
+  t: number,
+  speedMps: number,
+): { c: CourseCandidate; cost: number; predicted: number; scale: number } {
+  const predicted = predict(from, t, speedMps);
+  const scale = PREDICTION_SCALE_M + PREDICTION_SCALE_FRACTION * (predicted - from.distanceM);
   let bestC = candidates[0];
   let bestCost = Infinity;
   for (const c of candidates) {
-    const cost = c.offsetM + PREDICTION_WEIGHT * Math.abs(c.alongM - predictedM);
+    const cost = score(c, predicted, scale);
     if (cost < bestCost) {
       bestCost = cost;
       bestC = c;
     }
   }
-  return bestC;
+  return { c: bestC, cost: bestCost, predicted, scale };
+}
+
+function score(c: CourseCandidate, predicted: number, scale: number): number {
+  const z = c.offsetM / GPS_SIGMA_M;
+  const delta = c.alongM - predicted;
+  return 0.5 * z * z + (delta >= 0 ? delta / scale : -delta / (2 * scale));
 }
 
 /**
- * Finish time. A fix well past the line interpolates by position between the previous progress and the fix; a fix
- * short of the line extrapolates at the runner's recent speed; a fix at the line (runners stop there) says little
- * about when they got there, so the earlier of the extrapolations from the previous progress and from the fix.
+ * Finish time. A fix well past the line interpolates by position between the previous progress and the fix. A fix
+ * at the line or just short of it extrapolates at the runner's recent speed (see below).
  */
 function finishTime(
   course: PreparedCourse,
@@ -312,9 +384,9 @@ function finishTime(
   if (beyond - L >= FINISH_STOPPED_M && beyond > prev.distanceM) {
     return Math.round(prev.t + ((L - prev.distanceM) / (beyond - prev.distanceM)) * (t - prev.t));
   }
+  // Short of the line, or at it give or take GPS noise: either about to cross, or standing there since an unknown
+  // moment. The earlier of the extrapolations from this fix and from the previous progress covers both.
   const fromFix = t + ((L - c.alongM) / speed) * 1000;
-  if (L - c.alongM >= FINISH_STOPPED_M) return Math.round(fromFix);
-  // At the line, give or take GPS noise: standing there since an unknown moment, or about to cross.
   const fromPrev = prev.t + ((L - prev.distanceM) / speed) * 1000;
   return Math.round(Math.max(prev.t, Math.min(fromFix, fromPrev)));
 }

@@ -103,6 +103,30 @@ export function figureEightCourse(sizeM = 1500, loops = 2, origin: Origin = DEFA
 }
 
 /**
+ * Switchbacks up a hill (legs `legM` long, `gapM` apart) to a turnaround, then back down the same switchbacks:
+ * parallel legs a few GPS errors apart, and every spot passed twice.
+ */
+export function switchbackCourse(
+  legs = 6,
+  legM = 600,
+  gapM = 40,
+  origin: Origin = DEFAULT_ORIGIN,
+): CourseInput {
+  const corners: [number, number][] = [[0, 0]];
+  for (let k = 0; k < legs; k++) {
+    const x = k % 2 === 0 ? legM : 0;
+    corners.push([x, k * gapM], ...(k < legs - 1 ? [[x, (k + 1) * gapM] as [number, number]] : []));
+  }
+  const up = polylineMetres(corners, 20);
+  const down = up.slice(0, -1).reverse();
+  return courseFromMetres(
+    [...up, ...down],
+    origin,
+    (k) => 800 + (k < up.length ? k : 2 * up.length - k) * 0.5,
+  );
+}
+
+/**
  * A meandering point-to-point course with `points` vertices `spacingM` apart, like a GPX recorded on roads and
  * trails: a general direction with bends of a few hundred metres and some wiggle, for benchmarks.
  */
@@ -150,6 +174,8 @@ export interface SimulatedRunnerOptions {
   /** Ping numbers displaced by `jumpM` metres in a random direction. */
   jumpPings?: number[];
   jumpM?: number;
+  /** Standstills (aid stations) at these distances. */
+  stops?: { atM: number; durationMs: number }[];
   /** Pings sent after the finish (standing at the finish). */
   pingsAfterFinish?: number;
 }
@@ -176,22 +202,33 @@ export function simulateRunner(course: PreparedCourse, o: SimulatedRunnerOptions
   const ping = o.pingIntervalMs ?? 150_000;
   const noise = o.noiseM ?? 10;
   const variation = o.paceVariation ?? 0.1;
-  // Time at each whole km (and at the finish): piecewise-constant speed.
-  const kmTimes: number[] = [o.startMs];
-  const kms = Math.ceil(course.lengthM / 1000);
-  for (let k = 0; k < kms; k++) {
-    const pace = o.paceSecPerKm * (1 + variation * (2 * rand() - 1));
-    const len = Math.min(1000, course.lengthM - k * 1000);
-    kmTimes.push(kmTimes[k] + (pace * len * 1000) / 1000);
+  // Knots of the true (time, distance) curve: a pace per km, and a standstill at each stop.
+  const stops = (o.stops ?? []).slice().sort((x, y) => x.atM - y.atM);
+  const knotT: number[] = [o.startMs];
+  const knotD: number[] = [0];
+  let pace = o.paceSecPerKm;
+  for (let d = 0; d < course.lengthM;) {
+    if (d % 1000 === 0) pace = o.paceSecPerKm * (1 + variation * (2 * rand() - 1));
+    const stop = stops.find(
+      (x) => x.atM > d && x.atM < Math.min(course.lengthM, Math.floor(d / 1000) * 1000 + 1000),
+    );
+    const next = stop ? stop.atM : Math.min(course.lengthM, Math.floor(d / 1000) * 1000 + 1000);
+    knotT.push(knotT[knotT.length - 1] + pace * (next - d));
+    knotD.push(next);
+    if (stop) {
+      knotT.push(knotT[knotT.length - 1] + stop.durationMs);
+      knotD.push(next);
+    }
+    d = next;
   }
-  const finishMs = kmTimes[kms];
+  const finishMs = knotT[knotT.length - 1];
   const truthAt = (t: number): number => {
     if (t <= o.startMs) return 0;
     if (t >= finishMs) return course.lengthM;
     let k = 0;
-    while (kmTimes[k + 1] < t) k++;
-    const len = Math.min(1000, course.lengthM - k * 1000);
-    return k * 1000 + (len * (t - kmTimes[k])) / (kmTimes[k + 1] - kmTimes[k]);
+    while (knotT[k + 1] < t) k++;
+    const span = knotT[k + 1] - knotT[k];
+    return span > 0 ? knotD[k] + ((knotD[k + 1] - knotD[k]) * (t - knotT[k])) / span : knotD[k];
   };
 
   const phase = Math.floor(rand() * ping);
