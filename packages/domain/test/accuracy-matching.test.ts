@@ -321,3 +321,83 @@ describe('course matching accuracy on synthetic tracks', () => {
     for (const a of o.jumpAdvances) expect(a).toBeLessThanOrEqual(60);
   });
 });
+
+/**
+ * The same measurements over many seeds (150 runners per course, paces 4:00–9:00 /km, one 1 km jump each), so the
+ * figures above are not one lucky draw. Full recomputation only (the live path is shown equal above).
+ */
+describe('course matching accuracy over 150 seeded runners per course', () => {
+  const courses: [string, CourseInput, Stops?][] = [
+    ['out-and-back 2×5 km', outAndBackCourse(5000)],
+    ['3-lap loop 3×3.3 km', lapCourse(3, 3300)],
+    ['figure eight, crosses itself', figureEightCourse(1500, 2)],
+    [
+      'switchbacks 40 m apart, aid stop',
+      switchbackCourse(6, 600, 40),
+      (c) => [{ atM: c.lengthM / 2, durationMs: 8 * 60_000 }],
+    ],
+  ];
+  const results = courses.map(([name, input, stops]) => {
+    const course = prepareCourse(input);
+    const errors: number[] = [];
+    let finishesLate = 0;
+    let jumpsTaken = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const rand = seededRandom(seed * 7919);
+      for (let r = 0; r < 5; r++) {
+        const sim = simulateRunner(course, {
+          seed: seed * 1000 + r,
+          startMs: START_MS,
+          paceSecPerKm: 240 + rand() * 300,
+          noiseM: 10,
+          dropoutRate: 0.1,
+          lateRate: 0.15,
+          jumpPings: [4 + Math.floor(rand() * 20)],
+          jumpM: 1000,
+          stops: stops?.(course) ?? [],
+        });
+        const fixes = sim.fixes.map((f) => ({ t: f.t, lat: f.lat, lon: f.lon }));
+        const s = computeRunnerState(course, fixes, clock, START_MS + 24 * 3600_000);
+        for (const f of sim.fixes) {
+          if (f.isJump) {
+            const before = computeRunnerState(
+              course,
+              fixes.filter((x) => x.t <= f.t),
+              clock,
+              f.t,
+            );
+            if (before.distanceM - f.truthM > 60) jumpsTaken++;
+          } else if (f.t < sim.finishMs) {
+            errors.push(Math.abs(estimateAt(s, f.t) - f.truthM));
+          }
+        }
+        if (s.finishMs === null || Math.abs(s.finishMs - sim.finishMs) > PING_MS) finishesLate++;
+      }
+    }
+    errors.sort((a, b) => a - b);
+    return { name, errors, finishesLate, jumpsTaken };
+  });
+
+  console.log(
+    `\nOver 150 seeded runners per course:\n${results
+      .map(
+        (x) =>
+          `${x.name.padEnd(36)} fixes ${String(x.errors.length).padStart(5)}  p50 ${percentile(x.errors, 50).toFixed(1)} m  p95 ${percentile(x.errors, 95).toFixed(1)} m  p99 ${percentile(x.errors, 99).toFixed(1)} m  max ${x.errors[x.errors.length - 1].toFixed(0)} m  finish > 1 ping: ${x.finishesLate}  jumps taken: ${x.jumpsTaken}`,
+      )
+      .join('\n')}\n`,
+  );
+
+  it.each(results.map((x) => [x.name, x] as const))('%s: p95 ≤ 30 m', (_n, x) => {
+    expect(x.errors.length).toBeGreaterThan(2500);
+    expect(percentile(x.errors, 95)).toBeLessThanOrEqual(30);
+  });
+
+  it.each(results.slice(0, 3).map((x) => [x.name, x] as const))(
+    '%s: every finish within one ping, no jump taken, worst fix within 200 m',
+    (_n, x) => {
+      expect(x.finishesLate).toBe(0);
+      expect(x.jumpsTaken).toBe(0);
+      expect(x.errors[x.errors.length - 1]).toBeLessThan(200);
+    },
+  );
+});
