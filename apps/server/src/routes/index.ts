@@ -19,7 +19,11 @@ const apiRoutes: FastifyPluginAsync = async (app) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      // Like Fastify's own parser, never let a body carry __proto__ (prototype poisoning downstream).
+      done(
+        null,
+        JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value)),
+      );
     } catch {
       done(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
     }

@@ -85,7 +85,7 @@ export function renderCourseMapHtml(input: CourseMapInput): string {
   figure { margin: 0 0 1rem; background: #fff; border: 1px solid #d0d5db; border-radius: 6px; }
   svg { display: block; width: 100%; height: auto; }
   .course { fill: none; stroke: #d1361f; stroke-width: 3; stroke-linejoin: round; stroke-linecap: round; }
-  .start { fill: #1f8a3b; } .finish { fill: #1b1f24; }
+  .start { fill: none; stroke: #1f8a3b; stroke-width: 4; } .finish { fill: #1b1f24; }
   .wpt circle { fill: #1f5fbf; } .wpt text { font-size: 12px; fill: #1b1f24; }
   .profile { fill: #c9d8ee; stroke: #1f5fbf; stroke-width: 1.5; }
   figcaption { padding: .4rem .6rem; font-size: .85rem; color: #3d4650; }
@@ -98,16 +98,30 @@ export function renderCourseMapHtml(input: CourseMapInput): string {
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Course map of ${esc(input.title)}">
 <polyline class="course" points="${line}"/>
 ${waypoints}
-<circle class="start" cx="${sx}" cy="${sy}" r="7"><title>Start</title></circle>
 <circle class="finish" cx="${fx}" cy="${fy}" r="6"><title>Finish</title></circle>
+<circle class="start" cx="${sx}" cy="${sy}" r="9"><title>Start</title></circle>
+${scaleBar(scale, (input.points[0][1] + last[1]) / 2)}
 </svg>
-<figcaption>Green: start · black: finish · blue: waypoints. North is up.</figcaption>
+<figcaption>Green ring: start · black: finish · blue: waypoints. North is up.</figcaption>
 </figure>
 ${elevationProfile(input)}
 <p><a href="${esc(input.gpxUrl)}">Download GPX</a> · <a href="${esc(input.geoJsonUrl)}">Download GeoJSON</a></p>
 </body>
 </html>
 `;
+}
+
+/** A 1/2/5 × 10^n metre bar of at most 160 px; `scale` is pixels per degree of longitude. */
+function scaleBar(scale: number, lat: number): string {
+  const metresPerPx = (111_320 * Math.cos((lat * Math.PI) / 180)) / scale;
+  if (!Number.isFinite(metresPerPx) || metresPerPx <= 0) return '';
+  const max = 160 * metresPerPx;
+  const pow = 10 ** Math.floor(Math.log10(max));
+  const metres = [5, 2, 1].map((m) => m * pow).find((m) => m <= max)!;
+  const px = Math.round(metres / metresPerPx);
+  const label = metres >= 1000 ? `${metres / 1000} km` : `${metres} m`;
+  const y = H - 14;
+  return `<g class="scale"><path d="M${PAD},${y - 5} V${y} H${PAD + px} V${y - 5}" fill="none" stroke="#1b1f24" stroke-width="2"/><text x="${PAD + px + 6}" y="${y}" font-size="12">${label}</text></g>`;
 }
 
 function elevationProfile(input: CourseMapInput): string {
