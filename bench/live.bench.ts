@@ -94,7 +94,10 @@ async function leaderboardBench() {
     const rows = JSON.parse(body) as unknown[];
 
     // The baseline: the same bytes from a route that only sends a constant string.
-    staticApp.get('/static', async (_req, reply) => reply.type('application/json; charset=utf-8').send(body));
+    const bytes = Buffer.from(body);
+    staticApp.get('/static', async (_req, reply) =>
+      reply.type('application/json; charset=utf-8').send(bytes),
+    );
     await staticApp.listen({ port: 0, host: '127.0.0.1' });
     const staticUrl = `http://127.0.0.1:${(staticApp.server.address() as AddressInfo).port}/static`;
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, newPage, screenshot, type WatchedPage } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
+import { seriousA11yViolations } from './support/web';
 import {
   osmandUrl,
   pointAlong,
@@ -186,6 +187,7 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
     expect(w.errors).toEqual([]);
   }
   await screenshot(two.page, 'live-race-second-tab');
+  expect(await seriousA11yViolations(page)).toEqual([]);
   await one.context.close();
   await two.context.close();
 });
@@ -199,6 +201,7 @@ it('fits a 375 px wide phone screen and stays usable', async () => {
   });
   expect((await w.page.locator('.live-map').boundingBox())!.width).toBeLessThanOrEqual(375);
   await screenshot(w.page, 'live-race-375');
+  expect(await seriousA11yViolations(w.page)).toEqual([]);
   expect(w.errors).toEqual([]);
   await w.context.close();
 });

@@ -48,7 +48,7 @@ interface RaceEntry {
   lastFlush: number;
   ring: { seq: number; message: Buffer }[];
   snapshot: { version: number; bucket: number; seq: number; message: Buffer } | null;
-  leaderboardJson: { version: number; bucket: number; body: string } | null;
+  leaderboardJson: { version: number; bucket: number; body: Buffer } | null;
 }
 
 interface Loading {
@@ -84,14 +84,14 @@ export class LiveService {
 
   // ---------------------------------------------------------------- reads
 
-  /** Unfiltered leaderboard as JSON text, cached per race version (and 5 s bucket, as statuses move with time). */
-  async leaderboardJson(raceId: number): Promise<string> {
+  /** Unfiltered leaderboard as JSON bytes, cached per race version (and 5 s bucket, as statuses move with time). */
+  async leaderboardJson(raceId: number): Promise<Buffer> {
     const entry = await this.require(raceId);
     const now = this.now();
     const bucket = Math.floor(now / 5000);
     const c = entry.leaderboardJson;
     if (c && c.version === entry.live.version && c.bucket === bucket) return c.body;
-    const body = JSON.stringify(entry.live.leaderboard(now));
+    const body = Buffer.from(JSON.stringify(entry.live.leaderboard(now)));
     entry.leaderboardJson = { version: entry.live.version, bucket, body };
     return body;
   }
