@@ -3,6 +3,7 @@ import {
   createMemoryBus,
   createPgBus,
   packEnvelopes,
+  unpackEnvelope,
   type EventBus,
   type LiveEvent,
 } from '../src/events/bus';
@@ -62,7 +63,8 @@ describe('packEnvelopes', () => {
     const payloads = packEnvelopes('origin-1', events);
     expect(payloads.length).toBeGreaterThan(1);
     for (const p of payloads) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(7000);
-    const back = payloads.flatMap((p) => (JSON.parse(p) as { e: LiveEvent[] }).e);
+    const back = payloads.flatMap((p) => unpackEnvelope(p)!.events);
+    expect(payloads.every((p) => unpackEnvelope(p)!.origin === 'origin-1')).toBe(true);
     expect(back).toEqual(events);
   });
 });

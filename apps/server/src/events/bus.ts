@@ -90,31 +90,41 @@ export const NOTIFY_CHANNEL = 'racebeacon_events';
 /** NOTIFY payloads must stay under 8000 bytes; keep a margin for the envelope. */
 const MAX_PAYLOAD_BYTES = 7000;
 
-interface Envelope {
-  /** Sending process, so a process skips its own notifications (it delivered them locally already). */
-  o: string;
-  e: LiveEvent[];
-}
-
-/** Splits events into envelopes whose JSON stays under the NOTIFY limit. */
+/**
+ * A NOTIFY payload: the sending process's id, a newline, then a JSON array of events. The id comes first so a
+ * process can skip its own notifications without parsing them.
+ */
 export function packEnvelopes(origin: string, events: LiveEvent[], maxBytes = MAX_PAYLOAD_BYTES): string[] {
   const out: string[] = [];
-  let batch: LiveEvent[] = [];
+  let batch: string[] = [];
   let size = 0;
-  const overhead = Buffer.byteLength(JSON.stringify({ o: origin, e: [] }));
+  const overhead = Buffer.byteLength(origin) + 3;
+  const flush = () => {
+    if (batch.length) out.push(`${origin}\n[${batch.join(',')}]`);
+    batch = [];
+    size = 0;
+  };
   for (const e of events) {
-    const len = Buffer.byteLength(JSON.stringify(e)) + 1;
+    const json = JSON.stringify(e);
+    const len = Buffer.byteLength(json) + 1;
     if (overhead + len > maxBytes) continue; // cannot happen with our event shapes; never send an oversized one
-    if (batch.length && overhead + size + len > maxBytes) {
-      out.push(JSON.stringify({ o: origin, e: batch } satisfies Envelope));
-      batch = [];
-      size = 0;
-    }
-    batch.push(e);
+    if (overhead + size + len > maxBytes) flush();
+    batch.push(json);
     size += len;
   }
-  if (batch.length) out.push(JSON.stringify({ o: origin, e: batch } satisfies Envelope));
+  flush();
   return out;
+}
+
+export function unpackEnvelope(payload: string): { origin: string; events: LiveEvent[] } | null {
+  const nl = payload.indexOf('\n');
+  if (nl < 0) return null;
+  try {
+    const events = JSON.parse(payload.slice(nl + 1)) as unknown;
+    return Array.isArray(events) ? { origin: payload.slice(0, nl), events: events as LiveEvent[] } : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface PgBusOptions {
@@ -145,16 +155,11 @@ export async function createPgBus(opts: PgBusOptions): Promise<EventBus> {
   let queue: { e: LiveEvent; resolve: () => void; reject: (err: unknown) => void }[] = [];
   let scheduled = false;
 
+  const ownPrefix = `${origin}\n`;
   function onNotification(msg: pg.Notification) {
-    if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
-    let env: Envelope;
-    try {
-      env = JSON.parse(msg.payload) as Envelope;
-    } catch {
-      return;
-    }
-    if (env.o === origin || !Array.isArray(env.e)) return;
-    for (const e of env.e) subs.deliver(e);
+    if (msg.channel !== NOTIFY_CHANNEL || !msg.payload || msg.payload.startsWith(ownPrefix)) return;
+    const env = unpackEnvelope(msg.payload);
+    if (env) for (const e of env.events) subs.deliver(e);
   }
 
   async function connect(): Promise<void> {

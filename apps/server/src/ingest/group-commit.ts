@@ -13,6 +13,9 @@ export interface GroupCommitOptions<I, O> {
   onBatchError?: (err: unknown, size: number) => void;
 }
 
+/** Below this, splitting a batch costs more (one statement each) than it saves. */
+const MIN_SPLIT = 16;
+
 interface Pending<I, O> {
   item: I;
   resolve(v: O): void;
@@ -61,7 +64,10 @@ export class GroupCommitter<I, O> {
 
   private flush() {
     while (this.inFlight < this.concurrency && this.queue.length) {
-      const batch = this.queue.splice(0, this.maxBatch);
+      // Spread what is waiting over the free connections: several smaller batches finish sooner than one big one.
+      const free = this.concurrency - this.inFlight;
+      const size = Math.min(this.maxBatch, Math.max(MIN_SPLIT, Math.ceil(this.queue.length / free)));
+      const batch = this.queue.splice(0, size);
       this.inFlight++;
       void this.run(batch).finally(() => {
         this.inFlight--;

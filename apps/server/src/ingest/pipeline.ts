@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { badRequest } from '../lib/errors';
@@ -15,6 +16,8 @@ export interface PipelineOptions {
   log: FastifyBaseLogger;
   /** Batches written at once: 1 on PGlite (one connection), a few on PostgreSQL. */
   concurrency: number;
+  /** PostgreSQL pool: batches run as a prepared statement on it. */
+  pool?: pg.Pool;
   maxBatch?: number;
 }
 
@@ -82,7 +85,7 @@ export class IngestPipeline {
   }
 
   private async write(items: FixInput[]): Promise<FixOutcome[]> {
-    const stored = await storeFixes(this.opts.db, items);
+    const stored = await storeFixes(this.opts.db, items, this.opts.pool);
     const events: LiveEvent[] = [];
     const published = new Set<number>();
     const out = stored.map((row): FixOutcome => {

@@ -26,6 +26,7 @@ export default fp(
       events: app.events,
       log: app.log,
       concurrency: database.kind === 'postgres' ? 4 : 1,
+      pool: database.kind === 'postgres' ? database.pool : undefined,
     });
     const limiter = new IngestRateLimiter();
     app.decorate('ingest', pipeline);

@@ -1,4 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type pg from 'pg';
 import type { DbOrTx } from '../db/client';
 import type { DeviceRef, DeviceSource, FixInput } from './types';
 
@@ -59,23 +61,11 @@ export interface StoredRow {
   receivedAt: string | null;
 }
 
-/** Stores a batch; one result row per input (deviceId null = unknown device, positionId null = duplicate). */
-export async function storeFixes(db: DbOrTx, fixes: FixInput[]): Promise<StoredRow[]> {
-  const input = fixes.map((f, idx) => ({
-    idx,
-    ...refColumns(f.device),
-    t: f.fixTime.toISOString(),
-    lat: f.lat,
-    lon: f.lon,
-    alt: f.altitude ?? null,
-    spd: f.speed ?? null,
-    bp: f.batteryPercent ?? null,
-    bs: f.batteryState ?? null,
-    source: f.source,
-  }));
-  const q = sql`
+/** The batch statement; its only parameter is the batch as JSON. */
+function storeFixesQuery(json: string): SQL {
+  return sql`
     WITH x AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS x(
+      SELECT * FROM jsonb_to_recordset(${json}::jsonb) AS x(
         idx int, key text, src text, hw text[], dev int, t timestamptz, lat float8, lon float8,
         alt float8, spd float8, bp real, bs text, source text)
     ), r AS (
@@ -108,7 +98,38 @@ export async function storeFixes(db: DbOrTx, fixes: FixInput[]): Promise<StoredR
     SELECT r.idx, r.device_id, ins.id AS position_id, ins.race_id, ins.runner_id, ins.received_at
     FROM r LEFT JOIN ins ON ins.device_id = r.device_id AND ins.fix_time = r.t
     ORDER BY r.idx`;
-  return (await rows(db, q)).map((row) => ({
+}
+
+let storeFixesText: string | null = null;
+
+/**
+ * Stores a batch; one result row per input (deviceId null = unknown device, positionId null = duplicate).
+ * With a node-postgres pool the statement is prepared once per connection (planning the CTEs costs about as much
+ * as running them for a small batch).
+ */
+export async function storeFixes(db: DbOrTx, fixes: FixInput[], pool?: pg.Pool): Promise<StoredRow[]> {
+  const input = fixes.map((f, idx) => ({
+    idx,
+    ...refColumns(f.device),
+    t: f.fixTime.toISOString(),
+    lat: f.lat,
+    lon: f.lon,
+    alt: f.altitude ?? null,
+    spd: f.speed ?? null,
+    bp: f.batteryPercent ?? null,
+    bs: f.batteryState ?? null,
+    source: f.source,
+  }));
+  const json = JSON.stringify(input);
+  let result: Row[];
+  if (pool) {
+    storeFixesText ??= new PgDialect().sqlToQuery(storeFixesQuery('[]')).sql;
+    result = (await pool.query<Row>({ name: 'racebeacon_store_fixes', text: storeFixesText, values: [json] }))
+      .rows;
+  } else {
+    result = await rows(db, storeFixesQuery(json));
+  }
+  return result.map((row) => ({
     idx: Number(row.idx),
     deviceId: numOrNull(row.device_id),
     positionId: numOrNull(row.position_id),
