@@ -113,7 +113,8 @@ export function computeRunnerState(
 
 /**
  * Adds one fix. `allFixesSorted` is the runner's fixes in time order (with or without `fix`); it is only read when
- * the fix is late (not newer than the last one), in which case the state is recomputed in time order.
+ * the fix is late (not newer than the last one), in which case the state is recomputed in time order. `state` must
+ * come from the same course, clock and options: when the race clock starts or stops, recompute every runner.
  */
 export function addFix(
   course: PreparedCourse,
