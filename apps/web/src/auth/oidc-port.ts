@@ -145,7 +145,10 @@ export function createOidcPort(settings: AuthSettings, deps: OidcPortDeps): Brow
           refresh_token: user.refresh_token,
           id_token: user.id_token,
           session_state: user.session_state,
-          scope,
+          // What the provider granted for the token (the API scope), as oidc-client-ts does: OIDC-only scopes
+          // such as offline_access are not part of every provider's refresh grant (oidc-provider drops it
+          // without prompt=consent; Entra restricts them too).
+          scope: user.scope || settings.scope,
           profile: user.profile,
           data: undefined,
         },

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page, Request } from 'playwright-core';
+import { launchBrowser, newPage, screenshot, type WatchedPage } from './support/browser';
+import { startServer, type RunningServer } from './support/server';
+import { DEMO_NAMES, signIn, signOut } from './support/auth';
+
+/**
+ * Sign-in in a real Chromium against the embedded OpenID Connect provider, through the app's own nav:
+ * Director Login → the provider's sign-in page → a demo account → signed in; API calls carry the token;
+ * a reload keeps the session; Logout ends it.
+ */
+let server: RunningServer;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+const navNames = async (page: Page) =>
+  (await nav(page).locator('a, button').allTextContents()).map((s) => s.trim()).filter(Boolean);
+
+/** Waits for an API response and returns it with the request that caused it. */
+async function apiCall(page: Page, path: string, action: () => Promise<unknown>) {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => new URL(r.url()).pathname === path && r.request().method() === 'GET'),
+    action(),
+  ]);
+  return { response, request: response.request() as Request };
+}
+
+async function withPage(name: string, fn: (w: WatchedPage) => Promise<void>) {
+  const w = await newPage(browser);
+  try {
+    await fn(w);
+  } catch (err) {
+    await screenshot(w.page, `auth-${name}-failure`).catch(() => undefined);
+    throw err;
+  } finally {
+    await w.context.close();
+  }
+}
+
+describe('embedded provider in Chromium', () => {
+  it('demo director: Director Login → sign-in page → signed in; token reaches the API; reload keeps it; Logout ends it', async () => {
+    await withPage('director', async ({ page, errors }) => {
+      await page.goto(server.url);
+      expect(await navNames(page)).toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
+
+      await page.getByRole('button', { name: 'Director Login' }).click();
+      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Sign in to RaceBeacon',
+      );
+      expect(await page.getByLabel('Email').count()).toBe(1);
+      expect(await page.getByLabel('Password').count()).toBe(1);
+      await page.getByTestId('demo-login-director1').click();
+
+      await page.waitForURL(`${server.url}/`);
+      await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
+      expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
+      await expect(page.getByText(DEMO_NAMES.director1).first().isVisible()).resolves.toBe(true);
+
+      // Tokens live in session storage (not local storage).
+      const stored = await page.evaluate(() => ({
+        session: Object.keys(sessionStorage).filter((k) => k.startsWith('oidc.user:')).length,
+        local: Object.keys(localStorage).filter((k) => k.startsWith('oidc.')).length,
+      }));
+      expect(stored).toEqual({ session: 1, local: 0 });
+
+      // A director call carries the bearer token and succeeds.
+      const { response, request } = await apiCall(page, '/api/director/races', () =>
+        nav(page).getByRole('link', { name: 'My Races' }).click(),
+      );
+      expect(response.status()).toBe(200);
+      expect(request.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(Array.isArray(await response.json())).toBe(true);
+
+      // Reload keeps the session, on the guarded page itself.
+      const again = await apiCall(page, '/api/director/races', () => page.reload());
+      expect(again.response.status()).toBe(200);
+      expect(new URL(page.url()).pathname).toBe('/my-races');
+      expect(await navNames(page)).toContain('Logout');
+
+      // Logout: back on / signed out, tokens gone, the provider session ended (sign-in page shown again).
+      await signOut(page, server.url);
+      expect(await navNames(page)).toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
+      const left = await page.evaluate(() =>
+        Object.keys(sessionStorage).filter((k) => k.startsWith('oidc.user:')),
+      );
+      expect(left).toEqual([]);
+      await page.getByRole('button', { name: 'Director Login' }).click();
+      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByTestId('demo-login-director1').waitFor();
+
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('demo admin: signed in with Race Requests and Devices; an admin call succeeds', async () => {
+    await withPage('admin', async ({ page, errors }) => {
+      await signIn(page, server.url, 'admin');
+      expect(await navNames(page)).toEqual([
+        'Home',
+        'Races',
+        'My Races',
+        'Race Requests',
+        'Devices',
+        'Logout',
+      ]);
+      const { response, request } = await apiCall(page, '/api/admin/requests', () =>
+        nav(page).getByRole('link', { name: 'Race Requests' }).click(),
+      );
+      expect(response.status()).toBe(200);
+      expect(request.headers().authorization).toMatch(/^Bearer /);
+      await page.reload();
+      await nav(page).getByRole('link', { name: 'Devices' }).waitFor();
+      await signOut(page, server.url);
+      expect(await navNames(page)).not.toContain('Race Requests');
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('a second director is someone else (different object id reaches the API)', async () => {
+    await withPage('director2', async ({ page, errors }) => {
+      await signIn(page, server.url, 'director2');
+      await expect(page.getByText(DEMO_NAMES.director2).first().isVisible()).resolves.toBe(true);
+      const token = await page.evaluate(async () => {
+        const key = Object.keys(sessionStorage).find((k) => k.startsWith('oidc.user:'))!;
+        return (JSON.parse(sessionStorage.getItem(key)!) as { access_token: string }).access_token;
+      });
+      const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as {
+        oid: string;
+        name: string;
+      };
+      expect(payload.name).toBe(DEMO_NAMES.director2);
+      expect(payload.oid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(errors).toEqual([]);
+    });
+  });
+});
+
+describe('Director SignUp in Chromium', () => {
+  it('creates an account and lands signed in; the same email again is refused with a message', async () => {
+    const email = `new.director.${Date.now()}@example.org`;
+    await withPage('signup', async ({ page, errors }) => {
+      await page.goto(server.url);
+      await page.getByRole('button', { name: 'Director SignUp' }).click();
+      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+        'Create your director account',
+      );
+
+      // Validation messages first.
+      await page.getByLabel('Name').fill('Nia New');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('short');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('The password must be at least 8 characters.').waitFor();
+
+      await page.getByLabel('Password').fill('a long enough password');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL(`${server.url}/`);
+      await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
+      expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
+      await expect(page.getByText('Nia New').first().isVisible()).resolves.toBe(true);
+      const { response } = await apiCall(page, '/api/director/races', () =>
+        nav(page).getByRole('link', { name: 'My Races' }).click(),
+      );
+      expect(response.status()).toBe(200);
+      await signOut(page, server.url);
+
+      await page.getByRole('button', { name: 'Director SignUp' }).click();
+      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByLabel('Name').fill('Someone Else');
+      await page.getByLabel('Email').fill(email.toUpperCase());
+      await page.getByLabel('Password').fill('another long password');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.getByText('An account with this email already exists.').waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
+      expect(errors).toEqual([]);
+    });
+  });
+
+  it('the sign-in page works at 375 px and refuses a wrong password with a message', async () => {
+    const w = await newPage(browser, { width: 375, height: 740 });
+    try {
+      await w.page.goto(server.url);
+      await w.page.getByRole('button', { name: 'Director Login' }).click();
+      await w.page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await w.page.getByLabel('Email').fill('director1@racebeacon.example');
+      await w.page.getByLabel('Password').fill('wrong');
+      await w.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await w.page.getByText('Wrong email or password.').waitFor();
+      await w.page.getByLabel('Password').fill('demo');
+      await w.page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await w.page.getByRole('button', { name: 'Logout' }).waitFor();
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.context.close();
+    }
+  });
+});
