@@ -1,22 +1,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { courses } from '../src/db/schema';
-import { createTestApp, type TestContext } from './support/app';
-import { call, createRace, multipartFile, pathOf } from './support/api';
+import type { TestContext } from './support/app';
+import { call, createRace, multipartFile, pathOf, startApiTest } from './support/api';
 import { dbKinds } from './support/databases';
 import { gpxFixture } from './support/fixtures';
 
 describe.each(dbKinds)('course API (%s)', (kind) => {
-  let t: TestContext;
-  let alice: string;
-  let bob: string;
-  let admin: string;
+  let t: TestContext, alice: string, bob: string, admin: string;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    alice = await t.issuer.director('alice');
-    bob = await t.issuer.director('bob');
-    admin = await t.issuer.admin();
+    ({ t, alice, bob, admin } = await startApiTest(kind));
   });
   afterAll(async () => t?.close());
 

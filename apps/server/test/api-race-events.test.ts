@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestContext } from './support/app';
-import { call, createRace, multipartFile } from './support/api';
+import type { TestContext } from './support/app';
+import { call, createRace, multipartFile, startApiTest } from './support/api';
 import { dbKinds } from './support/databases';
 import { gpxFixture } from './support/fixtures';
 
 /** Every change live viewers can see publishes { type: 'race-updated', raceId } on the event bus. */
 describe.each(dbKinds)('race-updated events (%s)', (kind) => {
-  let t: TestContext;
-  let alice: string;
-  let bob: string;
-  let admin: string;
+  let t: TestContext, alice: string, bob: string, admin: string;
   const seen: number[] = [];
   let unsubscribe: () => void = () => {};
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    alice = await t.issuer.director('alice');
-    bob = await t.issuer.director('bob');
-    admin = await t.issuer.admin();
+    ({ t, alice, bob, admin } = await startApiTest(kind));
     const bus = (
       t.app as unknown as {
         events: { subscribe(fn: (e: { type: string; raceId?: number }) => void): () => void };

@@ -1,20 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from './support/app';
-import { call, createRace } from './support/api';
+import type { TestContext } from './support/app';
+import { call, createRace, startApiTest } from './support/api';
 import { dbKinds } from './support/databases';
 
 describe.each(dbKinds)('runners API (%s)', (kind) => {
-  let t: TestContext;
-  let alice: string;
-  let bob: string;
-  let admin: string;
+  let t: TestContext, alice: string, bob: string, admin: string;
   let raceId: number;
 
   beforeAll(async () => {
-    t = await createTestApp(kind);
-    alice = await t.issuer.director('alice');
-    bob = await t.issuer.director('bob');
-    admin = await t.issuer.admin();
+    ({ t, alice, bob, admin } = await startApiTest(kind));
     raceId = await createRace(t, alice, { Name: 'Runner race' });
   });
   afterAll(async () => t?.close());

@@ -10,8 +10,9 @@ export type AdminDeviceRow = DeviceRow & {
   runnerLastName: string | null;
 };
 
-export async function listDevicesWithNames(db: DbOrTx): Promise<AdminDeviceRow[]> {
-  const rows = await db
+/** Devices with the names of their race and runner (the admin view). */
+function selectWithNames(db: DbOrTx) {
+  return db
     .select({
       device: devices,
       raceName: races.name,
@@ -21,35 +22,24 @@ export async function listDevicesWithNames(db: DbOrTx): Promise<AdminDeviceRow[]
     .from(devices)
     .leftJoin(races, eq(races.id, devices.raceId))
     .leftJoin(runners, eq(runners.id, devices.assignedRunnerId))
-    .orderBy(asc(devices.name), asc(devices.id));
-  return rows.map((r) => ({
-    ...r.device,
-    raceName: r.raceName,
-    runnerFirstName: r.runnerFirstName,
-    runnerLastName: r.runnerLastName,
-  }));
+    .$dynamic();
+}
+
+type WithNames = Awaited<ReturnType<typeof selectWithNames>>[number];
+const flatten = (r: WithNames): AdminDeviceRow => ({
+  ...r.device,
+  raceName: r.raceName,
+  runnerFirstName: r.runnerFirstName,
+  runnerLastName: r.runnerLastName,
+});
+
+export async function listDevicesWithNames(db: DbOrTx): Promise<AdminDeviceRow[]> {
+  return (await selectWithNames(db).orderBy(asc(devices.name), asc(devices.id))).map(flatten);
 }
 
 export async function findDeviceWithNames(db: DbOrTx, id: number): Promise<AdminDeviceRow | undefined> {
-  const [r] = await db
-    .select({
-      device: devices,
-      raceName: races.name,
-      runnerFirstName: runners.firstName,
-      runnerLastName: runners.lastName,
-    })
-    .from(devices)
-    .leftJoin(races, eq(races.id, devices.raceId))
-    .leftJoin(runners, eq(runners.id, devices.assignedRunnerId))
-    .where(eq(devices.id, id));
-  return r
-    ? {
-        ...r.device,
-        raceName: r.raceName,
-        runnerFirstName: r.runnerFirstName,
-        runnerLastName: r.runnerLastName,
-      }
-    : undefined;
+  const [r] = await selectWithNames(db).where(eq(devices.id, id));
+  return r ? flatten(r) : undefined;
 }
 
 export async function findDevice(db: DbOrTx, id: number): Promise<DeviceRow | undefined> {

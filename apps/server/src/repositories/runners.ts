@@ -10,19 +10,21 @@ export type RunnerFields = Pick<
 /** A runner with the device it holds (from devices.assigned_runner_id, the single source of truth). */
 export type RunnerWithDevice = RunnerRow & { deviceId: number | null };
 
+const runnerWithDevice = {
+  id: runners.id,
+  raceId: runners.raceId,
+  firstName: runners.firstName,
+  lastName: runners.lastName,
+  bibNumber: runners.bibNumber,
+  gender: runners.gender,
+  age: runners.age,
+  createdAt: runners.createdAt,
+  deviceId: devices.id,
+};
+
 export async function listRunners(db: DbOrTx, raceId: number): Promise<RunnerWithDevice[]> {
   return db
-    .select({
-      id: runners.id,
-      raceId: runners.raceId,
-      firstName: runners.firstName,
-      lastName: runners.lastName,
-      bibNumber: runners.bibNumber,
-      gender: runners.gender,
-      age: runners.age,
-      createdAt: runners.createdAt,
-      deviceId: devices.id,
-    })
+    .select(runnerWithDevice)
     .from(runners)
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
     .where(eq(runners.raceId, raceId))
@@ -35,17 +37,7 @@ export async function findRunner(
   runnerId: number,
 ): Promise<RunnerWithDevice | undefined> {
   const [row] = await db
-    .select({
-      id: runners.id,
-      raceId: runners.raceId,
-      firstName: runners.firstName,
-      lastName: runners.lastName,
-      bibNumber: runners.bibNumber,
-      gender: runners.gender,
-      age: runners.age,
-      createdAt: runners.createdAt,
-      deviceId: devices.id,
-    })
+    .select(runnerWithDevice)
     .from(runners)
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
     .where(and(eq(runners.raceId, raceId), eq(runners.id, runnerId)));

@@ -1,5 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { TestContext } from './app';
+import { createTestApp, type TestContext } from './app';
+import type { DbKind } from './databases';
 
 export interface CallOptions {
   token?: string;
@@ -66,4 +67,23 @@ export async function createRace(
     if (ok.statusCode !== 200) throw new Error(`approve: ${ok.statusCode} ${ok.body}`);
   }
   return id;
+}
+
+export interface ApiTest {
+  t: TestContext;
+  /** Directors "alice" and "bob", and an admin (not a director of any race). */
+  alice: string;
+  bob: string;
+  admin: string;
+}
+
+/** A fresh app and database of `kind`, with the usual three callers' tokens. */
+export async function startApiTest(kind: DbKind): Promise<ApiTest> {
+  const t = await createTestApp(kind);
+  return {
+    t,
+    alice: await t.issuer.director('alice'),
+    bob: await t.issuer.director('bob'),
+    admin: await t.issuer.admin(),
+  };
 }
