@@ -134,6 +134,7 @@ async function leaderboardBench() {
 const FANOUT_RUNNERS = 50;
 const WANTED_VIEWERS = 10_000;
 const OPEN_BATCH = 250;
+const SNAPSHOT = Buffer.from('event: snapshot');
 
 interface Viewers {
   count: number;
@@ -147,26 +148,26 @@ interface Viewers {
 async function openViewers(url: string, n: number, maxPings: number): Promise<Viewers> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
   const recv = Array.from({ length: maxPings }, () => new Float64Array(n));
-  const watching: { index: number; token: string }[] = [];
+  const watching: { index: number; token: Buffer }[] = [];
   const reqs: http.ClientRequest[] = [];
   const open = (v: number) =>
     new Promise<void>((resolve, reject) => {
-      let tail = '';
+      // Raw bytes, no decoding: the measuring side should cost as little as possible (it shares the machine).
+      let tail: Buffer | null = null;
       let ready = false;
       const req = http.get(url, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
         if (res.statusCode !== 200) return reject(new Error(`viewer ${v}: HTTP ${res.statusCode}`));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
+        res.on('data', (chunk: Buffer) => {
           const now = performance.now();
-          const text = tail + chunk;
-          if (!ready && text.includes('event: snapshot')) {
+          const data = tail ? Buffer.concat([tail, chunk]) : chunk;
+          if (!ready && data.includes(SNAPSHOT)) {
             ready = true;
             resolve();
           }
           for (const w of watching) {
-            if (recv[w.index][v] === 0 && text.includes(w.token)) recv[w.index][v] = now;
+            if (recv[w.index][v] === 0 && data.includes(w.token)) recv[w.index][v] = now;
           }
-          tail = text.slice(-40);
+          tail = data.subarray(Math.max(0, data.length - 40));
         });
       });
       req.on('error', reject);
@@ -180,7 +181,7 @@ async function openViewers(url: string, n: number, maxPings: number): Promise<Vi
   return {
     count: n,
     recv,
-    watch: (index, token) => watching.push({ index, token }),
+    watch: (index, token) => watching.push({ index, token: Buffer.from(token) }),
     close() {
       for (const r of reqs) r.destroy();
       agent.destroy();

@@ -14,6 +14,8 @@ export interface SseHubOptions {
   retryJitterMs?: number;
   /** A viewer whose unsent output exceeds this is dropped (it reconnects and gets a fresh snapshot). */
   maxBufferedBytes?: number;
+  /** Viewers written to per event-loop turn during a broadcast. */
+  broadcastSlice?: number;
 }
 
 interface Viewer {
@@ -41,6 +43,7 @@ export class SseHub {
       retryBaseMs: opts.retryBaseMs ?? 3_000,
       retryJitterMs: opts.retryJitterMs ?? 7_000,
       maxBufferedBytes: opts.maxBufferedBytes ?? 4 * 1024 * 1024,
+      broadcastSlice: opts.broadcastSlice ?? 2000,
     };
     this.heartbeat = setInterval(() => this.beat(), this.opts.heartbeatMs);
     this.heartbeat.unref();
@@ -80,12 +83,27 @@ export class SseHub {
     res.once('close', cleanup);
   }
 
-  /** Writes one already-encoded message to every viewer of the race. */
+  /**
+   * Writes one already-encoded message to every viewer of the race. Thousands of viewers are served in slices, so
+   * ingestion requests and other races are not held up for the whole fan-out; slices run in FIFO order, so every
+   * viewer still gets the messages in order.
+   */
   broadcast(raceId: number, message: Buffer): number {
     const set = this.byRace.get(raceId);
     if (!set) return 0;
-    for (const v of set) this.write(v, message);
-    return set.size;
+    const slice = this.opts.broadcastSlice;
+    if (set.size <= slice) {
+      for (const v of set) this.write(v, message);
+      return set.size;
+    }
+    const viewers = [...set];
+    const writeFrom = (from: number) => {
+      const end = Math.min(viewers.length, from + slice);
+      for (let i = from; i < end; i++) this.write(viewers[i], message);
+      if (end < viewers.length && !this.closed) setImmediate(writeFrom, end);
+    };
+    writeFrom(0);
+    return viewers.length;
   }
 
   viewerCount(raceId?: number): number {
