@@ -216,6 +216,12 @@ describe.each(dbKinds)('embedded OpenID Connect provider (%s)', (kind) => {
     expect(me.status).toBe(200);
     expect((await me.json()).name).toBe('Dana Director');
 
+    // What the web app sends (oidc-client-ts): the granted scope of the token, i.e. the API scope.
+    const third = await client.refresh(second.refresh_token, run.config.apiScope);
+    expect(third.status).toBe(200);
+    const thirdTokens = (await third.json()) as Tokens;
+    expect((await whoami(run, thirdTokens.access_token)).status).toBe(200);
+
     const reused = await client.refresh(first.refresh_token);
     expect(reused.status).toBe(400);
     expect((await reused.json()).error).toBe('invalid_grant');

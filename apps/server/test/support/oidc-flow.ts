@@ -143,7 +143,7 @@ export class WebClient {
       }),
     });
   }
-  async refresh(refreshToken: string): Promise<Response> {
+  async refresh(refreshToken: string, scope?: string): Promise<Response> {
     return fetch(`${this.config.publicUrl}/oidc/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -151,6 +151,7 @@ export class WebClient {
         grant_type: 'refresh_token',
         refresh_token: refreshToken,
         client_id: this.config.clientId,
+        ...(scope ? { scope } : {}),
       }),
     });
   }
