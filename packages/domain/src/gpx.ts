@@ -68,6 +68,10 @@ function parseElevation(text: string | undefined): number | null {
   return Number.isFinite(v) && v > -500 && v < 9000 ? v : null;
 }
 
+/** Names are shown in lists and on maps: whitespace collapsed, at most MAX_NAME_LENGTH characters. */
+export const MAX_NAME_LENGTH = 200;
+const cleanName = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, MAX_NAME_LENGTH);
+
 /**
  * Parses GPX text. Tracks win over routes: all track segments of all tracks are concatenated in document order;
  * only when there is no track point at all are route points used. Waypoints are always kept.
@@ -129,16 +133,16 @@ export function parseGpx(xml: string): ParsedGpx {
     const value = textBuf;
     textBuf = '';
     if (current && name === 'ele' && parent === current.kind) current.ele = value;
-    else if (current && name === 'name' && parent === current.kind) current.name = value.trim();
+    else if (current && name === 'name' && parent === current.kind) current.name = cleanName(value);
     else if (name === 'name' && parent === 'metadata' && metadataName === null)
-      metadataName = value.trim() || null;
+      metadataName = cleanName(value) || null;
     // GPX 1.0 has no <metadata>: the file's name is a direct child of <gpx>.
     else if (name === 'name' && parent === 'gpx' && metadataName === null)
-      metadataName = value.trim() || null;
+      metadataName = cleanName(value) || null;
     else if (name === 'name' && parent === 'trk' && firstTrackName === null)
-      firstTrackName = value.trim() || null;
+      firstTrackName = cleanName(value) || null;
     else if (name === 'name' && parent === 'rte' && firstRouteName === null)
-      firstRouteName = value.trim() || null;
+      firstRouteName = cleanName(value) || null;
     else if (current && name === current.kind) {
       const point: CoursePoint = [current.lon, current.lat, parseElevation(current.ele)];
       if (name === 'trkpt') trackPoints.push(point);

@@ -4,6 +4,7 @@ import {
   cumulativeDistances,
   distanceM,
   GpxError,
+  MAX_NAME_LENGTH,
   parseGpx,
   toGeoJson,
   toGpx,
@@ -99,6 +100,16 @@ describe('parseGpx', () => {
       [2, 1, 3],
       [2, 1.5, 4],
     ]);
+  });
+
+  it('collapses whitespace in names and caps their length', () => {
+    const long = 'N'.repeat(5000);
+    const xml = `<gpx version="1.1"><metadata><name>  Lake
+      Loop  </name></metadata><wpt lat="1" lon="1"><name>${long}</name></wpt>
+      <trk><trkseg><trkpt lat="1" lon="1"/><trkpt lat="1.1" lon="1"/></trkseg></trk></gpx>`;
+    const gpx = parseGpx(xml);
+    expect(gpx.name).toBe('Lake Loop');
+    expect(gpx.waypoints[0].name).toBe('N'.repeat(MAX_NAME_LENGTH));
   });
 
   it.each([
