@@ -12,6 +12,7 @@ import webAppPlugin from './plugins/web-app';
 import openApiPlugin from './plugins/openapi';
 import apiRoutes from './routes';
 import ingestPlugin from './ingest/plugin';
+import demoPlugin from './demo/plugin';
 import './types';
 
 export interface BuildAppOptions {
@@ -59,6 +60,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(livePlugin);
   await app.register(apiRoutes);
   await app.register(ingestPlugin);
+  await app.register(demoPlugin);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---
   await app.register(webAppPlugin);
