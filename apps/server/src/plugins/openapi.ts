@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /**
  * OpenAPI document generated from the zod route schemas, browsable at /api/docs (JSON at /api/docs/json).
@@ -29,6 +29,8 @@ export default fp(
         ],
       },
       transform: jsonSchemaTransform,
+      // Schemas given an id in routes/schemas.ts (.meta({ id })) become named components referenced by $ref.
+      transformObject: jsonSchemaTransformObject,
     });
     await app.register(swaggerUi, { routePrefix: '/api/docs' });
   },

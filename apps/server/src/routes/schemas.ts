@@ -19,74 +19,88 @@ export const deviceRaceRunnerParams = z.object({ deviceId: id, raceId: id, runne
 
 const isoTime = z.string().describe('ISO 8601 date-time with offset');
 
-export const raceSchema = z.object({
-  RaceId: z.number().int(),
-  Name: z.string(),
-  Description: z.string(),
-  Location: z.string(),
-  StartTime: isoTime.nullable(),
-  HasStarted: z.boolean(),
-  HasFinished: z.boolean(),
-  Approved: z.boolean(),
-  DirectorId: z.string(),
-  ClockStartedAt: isoTime.nullable().optional(),
-  ClockStoppedAt: isoTime.nullable().optional(),
-});
+export const raceSchema = z
+  .object({
+    RaceId: z.number().int(),
+    Name: z.string(),
+    Description: z.string(),
+    Location: z.string(),
+    StartTime: isoTime.nullable(),
+    HasStarted: z.boolean(),
+    HasFinished: z.boolean(),
+    Approved: z.boolean(),
+    DirectorId: z.string(),
+    ClockStartedAt: isoTime.nullable().optional(),
+    ClockStoppedAt: isoTime.nullable().optional(),
+  })
+  .meta({ id: 'Race' });
 
-export const publicRunnerSchema = z.object({
-  RunnerId: z.number().int(),
-  RaceId: z.number().int(),
-  FirstName: z.string(),
-  LastName: z.string(),
-  BibNumber: z.string().nullable(),
-  Gender: z.enum(['M', 'F']),
-  Age: z.number().int().nullable(),
-});
+export const publicRunnerSchema = z
+  .object({
+    RunnerId: z.number().int(),
+    RaceId: z.number().int(),
+    FirstName: z.string(),
+    LastName: z.string(),
+    BibNumber: z.string().nullable(),
+    Gender: z.enum(['M', 'F']),
+    Age: z.number().int().nullable(),
+  })
+  .meta({ id: 'PublicRunner' });
 
-export const runnerSchema = publicRunnerSchema.extend({ DeviceId: z.number().int().nullable() });
+export const runnerSchema = publicRunnerSchema
+  .extend({ DeviceId: z.number().int().nullable() })
+  .meta({ id: 'Runner' });
 
-export const courseSchema = z.object({
-  CourseId: z.number().int(),
-  RaceId: z.number().int(),
-  MapUrl: z.string().describe('Page showing the course on a map (inline SVG)'),
-  Name: z.string().nullable(),
-  LengthM: z.number(),
-  ClimbM: z.number(),
-  DescentM: z.number(),
-  PointCount: z.number().int(),
-  HasElevation: z.boolean(),
-  Waypoints: z.array(
-    z.object({
-      Name: z.string(),
-      Latitude: z.number(),
-      Longitude: z.number(),
-      DistanceM: z.number().nullable(),
-    }),
-  ),
-  GeoJsonUrl: z.string(),
-  GpxUrl: z.string(),
-});
+export const courseSchema = z
+  .object({
+    CourseId: z.number().int(),
+    RaceId: z.number().int(),
+    MapUrl: z.string().describe('Page showing the course on a map (inline SVG)'),
+    Name: z.string().nullable(),
+    LengthM: z.number(),
+    ClimbM: z.number(),
+    DescentM: z.number(),
+    PointCount: z.number().int(),
+    HasElevation: z.boolean(),
+    Waypoints: z.array(
+      z.object({
+        Name: z.string(),
+        Latitude: z.number(),
+        Longitude: z.number(),
+        DistanceM: z.number().nullable(),
+      }),
+    ),
+    GeoJsonUrl: z.string(),
+    GpxUrl: z.string(),
+  })
+  .meta({ id: 'Course' });
 
-export const deviceSchema = z.object({
-  DeviceId: z.number().int(),
-  Name: z.string(),
-  BatteryState: z.string().nullable(),
-  LastPingTime: isoTime.nullable(),
-  RaceId: z.number().int().nullable(),
-  AssignedRunnerId: z.number().int().nullable(),
-  Source: z.enum(DEVICE_SOURCES),
-  HardwareId: z.string().nullable(),
-});
+export const deviceSchema = z
+  .object({
+    DeviceId: z.number().int(),
+    Name: z.string(),
+    BatteryState: z.string().nullable(),
+    LastPingTime: isoTime.nullable(),
+    RaceId: z.number().int().nullable(),
+    AssignedRunnerId: z.number().int().nullable(),
+    Source: z.enum(DEVICE_SOURCES),
+    HardwareId: z.string().nullable(),
+  })
+  .meta({ id: 'Device' });
 
-export const adminDeviceSchema = deviceSchema.extend({
-  TrackingKey: z.string(),
-  RaceName: z.string().nullable(),
-  RunnerName: z.string().nullable(),
-});
+export const adminDeviceSchema = deviceSchema
+  .extend({
+    TrackingKey: z.string(),
+    RaceName: z.string().nullable(),
+    RunnerName: z.string().nullable(),
+  })
+  .meta({ id: 'AdminDevice' });
 
-export const availableDeviceSchema = z.object({ DeviceId: z.number().int(), Name: z.string() });
+export const availableDeviceSchema = z
+  .object({ DeviceId: z.number().int(), Name: z.string() })
+  .meta({ id: 'AvailableDevice' });
 
 /** Deletes answer 200 with a small JSON body (the web client parses every response body as JSON). */
 export const deletedSchema = z.object({ Deleted: z.literal(true) });
 
-export const errorSchema = z.object({ error: z.string(), message: z.string() });
+export const errorSchema = z.object({ error: z.string(), message: z.string() }).meta({ id: 'Error' });
