@@ -30,6 +30,12 @@ export class TokenBuckets {
     return true;
   }
 
+  /** Gives back tokens taken for something that was then refused elsewhere. */
+  give(key: string, n = 1) {
+    const b = this.buckets.get(key);
+    if (b) b.tokens = Math.min(this.spec.capacity, b.tokens + n);
+  }
+
   /** Forget full buckets so memory stays bounded when many keys are seen. */
   private prune(now: number) {
     for (const [k, b] of this.buckets) {
@@ -61,16 +67,24 @@ export class IngestRateLimiter {
     this.source = new TokenBuckets(spec.source);
   }
 
-  /** Throws 429 when the source or the device (named by its credential or hardware id) is over its limit. */
+  /** Throws 429 when the device (named by its credential or hardware id) or the whole source is over its limit. */
   check(source: string, deviceKey: string, n = 1) {
-    if (!this.source.take(source, n))
-      throw new HttpError(429, 'rate_limited', `Too many positions from ${source} right now; retry shortly.`);
-    if (!this.device.take(`${source}:${deviceKey}`, n))
+    const key = `${source}:${deviceKey}`;
+    if (!this.device.take(key, n))
       throw new HttpError(429, 'rate_limited', 'This device is sending too many positions; retry shortly.');
+    if (!this.source.take(source, n)) {
+      this.device.give(key, n);
+      throw new HttpError(429, 'rate_limited', `Too many positions from ${source} right now; retry shortly.`);
+    }
   }
 
   /** For sources that must never be answered with an error (inReach, SPOT, MQTT): true = accept. */
   allow(source: string, deviceKey: string, n = 1): boolean {
-    return this.source.take(source, n) && this.device.take(`${source}:${deviceKey}`, n);
+    try {
+      this.check(source, deviceKey, n);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }
