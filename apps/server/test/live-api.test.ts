@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
-import { runners } from '../src/db/schema';
+import { eq } from 'drizzle-orm';
+import { races, runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { osmandUrl, pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
@@ -242,6 +243,27 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
 });
 
 describe('live streams and shutdown', () => {
+  it('tells viewers when a race stops being public and ends their streams', async () => {
+    const t = await createTestApp('pglite');
+    try {
+      const race = await seedLiveRace(t.app.db, { runners: 1 });
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      const sse = await connectSse(`http://127.0.0.1:${port}/api/open/races/${race.raceId}/live`);
+      await sse.next((e) => e.event === 'snapshot');
+      await t.app.db.update(races).set({ approved: false }).where(eq(races.id, race.raceId));
+      await t.app.events.publish({ type: 'race-updated', raceId: race.raceId });
+      expect(JSON.parse((await sse.next((e) => e.event === 'gone')).data)).toEqual({ RaceId: race.raceId });
+      await sse.ended;
+      expect(t.app.live.viewerCount()).toBe(0);
+      expect((await t.app.inject({ url: `/api/open/races/${race.raceId}/leaderboard` })).statusCode).toBe(
+        404,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
   it('ends open SSE streams when the app closes, so the server can stop', async () => {
     const t = await createTestApp('pglite');
     const race = await seedLiveRace(t.app.db, { runners: 1 });

@@ -129,7 +129,8 @@ export class LiveService {
     return (res) => {
       const initial = this.resumeMessages(entry, lastEventId) ?? [this.snapshotMessage(entry)];
       this.hub.open(raceId, res, initial, () => {
-        entry.lastUsed = this.now();
+        const current = this.races.get(raceId);
+        if (current) current.lastUsed = this.now();
       });
     };
   }
@@ -254,20 +255,28 @@ export class LiveService {
 
   private async reload(raceId: number) {
     const old = this.races.get(raceId);
-    if (!old || this.closed) return;
+    if (!old || this.closed || this.loading.has(raceId)) return;
+    // Readers keep getting the old state meanwhile; events that arrive while the database is read are queued and
+    // replayed on the new state (those already in what was read are recognised as duplicates).
+    const loading: Loading = { promise: Promise.resolve(old), queued: [] };
+    this.loading.set(raceId, loading);
     let live: RaceLive | null;
     try {
       live = await this.load(raceId);
     } catch (err) {
       this.opts.log?.error({ err, raceId }, 'live race reload failed');
+      this.loading.delete(raceId);
+      for (const e of loading.queued) this.onEvent(e);
       return;
     }
+    this.loading.delete(raceId);
     if (this.closed) return;
     if (old.flushTimer) clearTimeout(old.flushTimer);
     if (!live) {
-      // No longer public: viewers are told and the stream ends.
+      // No longer public: viewers are told, and their streams end.
       this.races.delete(raceId);
       this.hub.broadcast(raceId, encodeSseMessage('gone', JSON.stringify({ RaceId: raceId })));
+      this.hub.closeRace(raceId);
       return;
     }
     const entry: RaceEntry = {
@@ -281,6 +290,7 @@ export class LiveService {
     };
     this.races.set(raceId, entry);
     this.hub.broadcast(raceId, this.snapshotMessage(entry));
+    for (const e of loading.queued) this.onEvent(e);
   }
 
   private evictIdle() {

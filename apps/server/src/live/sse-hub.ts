@@ -113,6 +113,11 @@ export class SseHub {
     return n;
   }
 
+  /** Ends the streams of one race (it is no longer public). */
+  closeRace(raceId: number): void {
+    for (const v of [...(this.byRace.get(raceId) ?? [])]) v.res.end();
+  }
+
   /** Ends every stream (graceful shutdown: the HTTP server cannot close while they are open). */
   close(): void {
     this.closed = true;
