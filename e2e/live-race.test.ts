@@ -148,15 +148,36 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await expect(
     page.locator('.live-runner--followed .live-runner__pin').getAttribute('data-runner-id'),
   ).resolves.toBe(String(c.runnerId));
-  await round(24.5);
   const mapBox = (await page.locator('.live-map').boundingBox())!;
+  const centred = () =>
+    page.waitForFunction(
+      ([id, cx, cy]) => {
+        const r = document
+          .querySelector(`.live-runner__pin[data-runner-id="${id}"]`)
+          ?.getBoundingClientRect();
+        return !!r && Math.abs(r.left + r.width / 2 - cx) < 15 && Math.abs(r.top + r.height / 2 - cy) < 15;
+      },
+      [c.runnerId, mapBox.x + mapBox.width / 2, mapBox.y + mapBox.height / 2] as const,
+    );
+  await centred();
+  const km3 = page.locator('.live-km').nth(2);
+  const km3Before = (await km3.boundingBox())!.y;
+  // C moves 225 m north: the map pans with it (the course slides down the screen), C stays in the middle.
+  await round(24.5);
+  const cDistance = page.locator(`tr.live-row[data-runner-id="${c.runnerId}"] td`).nth(3);
   await page.waitForFunction(
-    ([id, cx, cy]) => {
-      const r = document.querySelector(`.live-runner__pin[data-runner-id="${id}"]`)?.getBoundingClientRect();
-      return !!r && Math.abs(r.left + r.width / 2 - cx) < 15 && Math.abs(r.top + r.height / 2 - cy) < 15;
-    },
-    [c.runnerId, mapBox.x + mapBox.width / 2, mapBox.y + mapBox.height / 2] as const,
+    (id) =>
+      document
+        .querySelectorAll(`tr.live-row[data-runner-id="${id}"] td`)[3]
+        ?.textContent?.startsWith('3.6') ?? false,
+    c.runnerId,
   );
+  await expect(cDistance.textContent()).resolves.toMatch(/^3\.6\d km$/);
+  await centred();
+  await page.waitForFunction((y) => {
+    const el = document.querySelectorAll('.live-km')[2];
+    return !!el && el.getBoundingClientRect().y > y + 10;
+  }, km3Before);
   await expect(
     page.locator(`tr.live-row[data-runner-id="${c.runnerId}"] .live-status`).textContent(),
   ).resolves.toBe('Racing');

@@ -48,6 +48,8 @@ export default function LiveMap(props: LiveMapProps) {
   const runnerLayers = useRef(new Map<number, RunnerLayer>());
   const onSelectRef = useRef(onSelect);
   onSelectRef.current = onSelect;
+  const lastFollowed = useRef<number | null>(null);
+  const fitted = useRef(false);
 
   // The map itself, once.
   useEffect(() => {
@@ -99,6 +101,7 @@ export default function LiveMap(props: LiveMapProps) {
         .addTo(group);
     }
     m.fitBounds(line.getBounds(), { padding: [20, 20] });
+    fitted.current = true;
     courseLayer.current = group;
     return () => {
       group.remove();
@@ -148,7 +151,18 @@ export default function LiveMap(props: LiveMapProps) {
         }
       }
       layer.marker.setZIndexOffset(followed ? 1000 : 0);
-      if (followed) m.panTo(at, { animate: true });
+      if (followed) {
+        // Zoom in when following starts; afterwards only pan, so the viewer's own zoom is kept.
+        if (lastFollowed.current !== row.RunnerId) m.setView(at, Math.max(m.getZoom(), 14));
+        else m.panTo(at, { animate: true });
+      }
+    }
+    lastFollowed.current = followId;
+    // No course to frame the map: frame the runners once.
+    if (!fitted.current && seen.size > 0 && (!track || !track.HasCourse)) {
+      const bounds = L.latLngBounds([...seen].map((id) => layers.get(id)!.marker.getLatLng()));
+      m.fitBounds(bounds, { padding: [30, 30], maxZoom: 15 });
+      fitted.current = true;
     }
     for (const [id, layer] of layers) {
       if (!seen.has(id)) {
@@ -157,7 +171,7 @@ export default function LiveMap(props: LiveMapProps) {
         layers.delete(id);
       }
     }
-  }, [rows, trails, followId]);
+  }, [rows, trails, followId, track]);
 
   return (
     <div
