@@ -3,6 +3,7 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { launchBrowser, newPage, screenshot, type WatchedPage } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 import { DEMO_NAMES, signIn, signOut } from './support/auth';
+import { seriousA11yViolations } from './support/web';
 
 /**
  * Sign-in in a real Chromium against the embedded OpenID Connect provider, through the app's own nav:
@@ -186,7 +187,7 @@ describe('Director SignUp in Chromium', () => {
     });
   });
 
-  it('the sign-in page works at 375 px and refuses a wrong password with a message', async () => {
+  it('the sign-in and sign-up pages work at 375 px without serious accessibility problems; a wrong password gets a message', async () => {
     const w = await newPage(browser, { width: 375, height: 740 });
     try {
       await w.page.goto(server.url);
@@ -194,6 +195,14 @@ describe('Director SignUp in Chromium', () => {
       await w.page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
       const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      expect(await seriousA11yViolations(w.page)).toEqual([]);
+      await w.page.getByRole('link', { name: 'Create an account' }).click();
+      await w.page.getByLabel('Name').waitFor();
+      expect(
+        await w.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      expect(await seriousA11yViolations(w.page)).toEqual([]);
+      await w.page.getByRole('link', { name: 'Sign in' }).click();
       await w.page.getByLabel('Email').fill('director1@racebeacon.example');
       await w.page.getByLabel('Password').fill('wrong');
       await w.page.getByRole('button', { name: 'Sign in', exact: true }).click();

@@ -12,26 +12,31 @@ export function escapeHtml(value: unknown): string {
 
 const STYLE = `
 *{box-sizing:border-box}
-body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f3f5f8;color:#1c2430;line-height:1.45}
-header{background:#14213d;color:#fff;padding:14px 20px;font-weight:700;font-size:1.15rem;letter-spacing:.02em}
-header span{color:#fca311;font-weight:400;margin-left:6px;font-size:.9rem}
-main{max-width:420px;margin:28px auto;padding:0 16px}
-.card{background:#fff;border-radius:10px;box-shadow:0 1px 4px rgba(20,33,61,.15);padding:22px 20px}
-h1{font-size:1.35rem;margin:0 0 14px}
-h2{font-size:1rem;margin:22px 0 8px}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;background:#f4f6f9;color:#16202e}
+header{background:#0b3a5b;color:#fff}
+header a{display:flex;align-items:center;gap:10px;max-width:1120px;margin:0 auto;padding:14px 20px;color:#fff;text-decoration:none;font-weight:700;font-size:1.15rem}
+main{max-width:440px;margin:28px auto;padding:0 16px}
+.card{background:#fff;border:1px solid #d5dce6;border-radius:12px;box-shadow:0 1px 2px rgb(16 24 40/6%),0 4px 12px rgb(16 24 40/6%);padding:22px 20px}
+h1{font-size:1.45rem;line-height:1.2;margin:0 0 14px}
+h2{font-size:1.05rem;margin:24px 0 6px}
 label{display:block;font-weight:600;margin:12px 0 4px}
-input{width:100%;padding:10px 12px;font-size:1rem;border:1px solid #9aa5b5;border-radius:6px}
-input:focus{outline:3px solid #fca31166;border-color:#14213d}
-button{width:100%;margin-top:16px;padding:11px 12px;font-size:1rem;font-weight:600;border:0;border-radius:6px;background:#14213d;color:#fff;cursor:pointer}
-button:hover{background:#23365f}
-button.demo{background:#fff;color:#14213d;border:1px solid #14213d;margin-top:8px;text-align:left}
-button.demo small{display:block;font-weight:400;color:#4a5668}
-.error{background:#fdecea;color:#8a1c12;border:1px solid #f5c2bd;border-radius:6px;padding:8px 10px;margin:0 0 10px}
-.field-error{color:#8a1c12;font-size:.9rem;margin:4px 0 0}
-.hint{color:#4a5668;font-size:.9rem}
-a{color:#14213d}
+input{width:100%;padding:10px 12px;font:inherit;border:1px solid #8593a6;border-radius:8px;background:#fff;color:#16202e}
+:focus-visible{outline:3px solid #2563eb;outline-offset:2px}
+button{width:100%;margin-top:16px;padding:11px 12px;font:inherit;font-weight:600;border:0;border-radius:8px;background:#c2410c;color:#fff;cursor:pointer}
+button:hover{background:#9a3412}
+button.demo{background:#fff;color:#0b3a5b;border:1px solid #0b3a5b;margin-top:8px;text-align:left}
+button.demo:hover{background:#eef2f7}
+button.demo small{display:block;font-weight:400;color:#4d5b6e}
+.error{background:#fdecea;color:#b42318;border:1px solid #f5c2bd;border-radius:8px;padding:8px 10px;margin:0 0 10px}
+.field-error{color:#b42318;font-size:.9rem;margin:4px 0 0}
+.hint{color:#4d5b6e;font-size:.9rem;margin:4px 0 0}
+a{color:#1d4ed8}
 p.switch{margin:18px 0 0;text-align:center}
 `;
+
+/** The app's beacon mark (apps/web/src/app/logo.tsx), decorative. */
+const LOGO =
+  '<svg width="28" height="28" viewBox="0 0 48 48" aria-hidden="true"><path d="M24 6c-7 0-12.5 5.4-12.5 12.3C11.5 27.5 24 42 24 42s12.5-14.5 12.5-23.7C36.5 11.4 31 6 24 6z" fill="currentColor"/><circle cx="24" cy="18.5" r="4.5" fill="#0b3a5b"/><path d="M7.5 11a19 19 0 0 0 0 15M40.5 11a19 19 0 0 1 0 15" fill="none" stroke="currentColor" stroke-width="3" stroke-linecap="round" opacity=".55"/></svg>';
 
 function layout(productName: string, title: string, body: string, extraHead = ''): string {
   return `<!doctype html>
@@ -43,7 +48,7 @@ function layout(productName: string, title: string, body: string, extraHead = ''
 <style>${STYLE}</style>${extraHead}
 </head>
 <body>
-<header>${escapeHtml(productName)}<span>live</span></header>
+<header><a href="/">${LOGO}<span>${escapeHtml(productName)}</span></a></header>
 <main>${body}</main>
 </body>
 </html>`;
