@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { prepareCourse } from '@racebeacon/domain';
 import { RaceLive } from '../src/live/race-live';
+import { LiveService } from '../src/live/live-service';
+import { createTestApp } from './support/app';
+import { postFixes, seedLiveRace } from './support/live-seed';
 import type { LiveRaceRow, LiveRunnerRow } from '../src/live/live-repository';
 import { pointAlong, straightCourse } from './support/live-seed';
 
@@ -98,5 +101,29 @@ describe('RaceLive', () => {
       DistanceKm: null,
       Latitude: pointAlong(900).lat,
     });
+  });
+});
+
+describe('LiveService memory', () => {
+  it('loads a race on first use, follows the bus while loaded, and drops it when idle', async () => {
+    const t = await createTestApp('pglite');
+    const service = new LiveService({ db: t.app.db, bus: t.app.events, offCourseM: 200, idleEvictMs: 300 });
+    try {
+      const seeded = await seedLiveRace(t.app.db, { runners: 1, clockStartMs: Date.now() - 10 * MIN });
+      expect(service.loadedRaceIds()).toEqual([]);
+      expect((await service.leaderboard(seeded.raceId, {}))[0].Status).toBe('not-started');
+      expect(service.loadedRaceIds()).toEqual([seeded.raceId]);
+      await postFixes(t.app, seeded.raceId, seeded.runners[0], [
+        { t: Date.now() - MIN, ...pointAlong(1500) },
+      ]);
+      expect((await service.leaderboard(seeded.raceId, {}))[0].DistanceKm).toBeCloseTo(1.5, 1);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(service.loadedRaceIds()).toEqual([]);
+      // Read again: rebuilt from the database, the fix is still there.
+      expect((await service.leaderboard(seeded.raceId, {}))[0].DistanceKm).toBeCloseTo(1.5, 1);
+    } finally {
+      service.close();
+      await t.close();
+    }
   });
 });

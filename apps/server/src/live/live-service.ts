@@ -76,7 +76,7 @@ export class LiveService {
     this.idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
     this.hub = new SseHub({ heartbeatMs: opts.heartbeatMs });
     this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
-    this.sweeper = setInterval(() => this.evictIdle(), 60_000);
+    this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, this.idleEvictMs));
     this.sweeper.unref();
     this.ticker = setInterval(() => this.tick(), opts.tickMs ?? 15_000);
     this.ticker.unref();
@@ -137,6 +137,11 @@ export class LiveService {
 
   viewerCount(raceId?: number): number {
     return this.hub.viewerCount(raceId);
+  }
+
+  /** Races whose live state is in memory now. */
+  loadedRaceIds(): number[] {
+    return [...this.races.keys()];
   }
 
   /** Ends all streams and stops listening; call before the HTTP server closes. */
