@@ -199,6 +199,18 @@ describe('oidc-client-ts port', () => {
     expect(renewed.accessToken).toBe(`at-${before + 1}`);
   });
 
+  it('logout ends the provider session with the ID token and comes back to /', async () => {
+    const { port, tokens, storage } = await signedIn();
+    const redirect = capturingNavigator();
+    const out = createOidcPort(settings, { storage, redirectNavigator: redirect.navigator });
+    await out.redirectToLogout(tokens.idToken);
+    const [url] = redirect.urls;
+    expect(url.origin + url.pathname).toBe(`${AUTHORITY}/session/end`);
+    expect(url.searchParams.get('id_token_hint')).toBe(tokens.idToken);
+    expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://localhost:4321/');
+    await expect(port.load()).resolves.toBeNull();
+  });
+
   it('clear forgets the cached user', async () => {
     const { port } = await signedIn();
     await port.clear();
