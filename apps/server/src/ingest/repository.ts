@@ -86,13 +86,17 @@ function storeFixesQuery(json: string): SQL {
       SELECT device_id, h_race, h_runner, t, lat, lon, alt, spd, bp, bs, source FROM a
       ON CONFLICT (device_id, fix_time) DO NOTHING
       RETURNING id, device_id, fix_time, race_id, runner_id, received_at
+    ), lk AS (
+      -- Lock the batch's devices in id order, so concurrent batches touching the same devices cannot deadlock.
+      SELECT id FROM devices WHERE id IN (SELECT device_id FROM a) ORDER BY id FOR UPDATE
     ), upd AS (
       UPDATE devices d
       SET last_ping_time = n.t, last_lat = n.lat, last_lon = n.lon,
           battery_percent = COALESCE(n.bp, d.battery_percent),
           battery_state = COALESCE(n.bs, d.battery_state)
       FROM (SELECT DISTINCT ON (device_id) device_id, t, lat, lon, bp, bs FROM a ORDER BY device_id, t DESC) n
-      WHERE d.id = n.device_id AND (d.last_ping_time IS NULL OR d.last_ping_time < n.t)
+      WHERE d.id = n.device_id AND d.id IN (SELECT id FROM lk)
+        AND (d.last_ping_time IS NULL OR d.last_ping_time < n.t)
       RETURNING d.id
     )
     SELECT r.idx, r.device_id, ins.id AS position_id, ins.race_id, ins.runner_id, ins.received_at
