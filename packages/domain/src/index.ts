@@ -2,3 +2,4 @@ export * from './entities';
 export * from './schemas';
 export * from './gpx';
 export * from './course';
+export * from './live-messages';

@@ -1,22 +1,10 @@
-import { elevationProfile, pointAtDistance, type PreparedCourse } from '@racebeacon/domain';
-
-/** What the live map and elevation profile draw, sized for a browser (a 20k-point GPX is thinned). */
-export interface CourseTrack {
-  HasCourse: boolean;
-  LengthM: number;
-  /** [lat, lon] for Leaflet. */
-  Line: [number, number][];
-  KmMarkers: { Km: number; Latitude: number; Longitude: number }[];
-  Waypoints: { Name: string; Latitude: number; Longitude: number; DistanceM: number }[];
-  HasElevation: boolean;
-  /** [distance m, elevation m] samples. */
-  Profile: [number, number][];
-}
+import { elevationProfile, pointAtDistance, type CourseTrack, type PreparedCourse } from '@racebeacon/domain';
 
 const MAX_LINE_POINTS = 2000;
 const PROFILE_SAMPLES = 300;
 const MAX_KM_MARKERS = 200;
 
+/** The course as the live map and elevation profile draw it, thinned for a browser. */
 export function courseTrack(course: PreparedCourse | null): CourseTrack {
   if (!course) {
     return {

@@ -4,12 +4,15 @@ import {
   prepareCourse,
   type LeaderboardFilter,
   type LeaderboardRow,
+  type LiveSnapshot,
+  type LiveUpdate,
+  type RunnerPositions,
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { notFound } from '../lib/errors';
 import { findCourseGeometry, findLiveRace, listLiveRunners, listRaceFixes } from './live-repository';
-import { RaceLive, type LiveFix, type TrailPoint } from './race-live';
+import { RaceLive, type LiveFix } from './race-live';
 import { encodeSseMessage, SseHub } from './sse-hub';
 
 /**
@@ -101,10 +104,7 @@ export class LiveService {
     return filterLeaderboard(entry.live.leaderboard(this.now()), filter);
   }
 
-  async positions(
-    raceId: number,
-    sinceMs?: number,
-  ): Promise<{ RunnerId: number; Latest: TrailPoint | null; Trail: TrailPoint[] }[]> {
+  async positions(raceId: number, sinceMs?: number): Promise<RunnerPositions[]> {
     const entry = await this.require(raceId);
     return entry.live.trails(POSITIONS_TRAIL, sinceMs).map((t) => ({
       RunnerId: t.RunnerId,
@@ -336,13 +336,14 @@ export class LiveService {
     entry.pendingFixes.clear();
     if (!rows.length && !ranks.length && !fixes.length) return;
     entry.seq++;
-    const data = JSON.stringify({
+    const update: LiveUpdate = {
       Seq: entry.seq,
       At: new Date(now).toISOString(),
       Rows: rows,
       Ranks: ranks,
       Fixes: fixes,
-    });
+    };
+    const data = JSON.stringify(update);
     const message = encodeSseMessage('update', data, this.eventId(entry, entry.seq));
     entry.ring.push({ seq: entry.seq, message });
     if (entry.ring.length > RESUME_RING) entry.ring.shift();
@@ -359,7 +360,7 @@ export class LiveService {
     const s = entry.snapshot;
     if (s && s.version === entry.live.version && s.bucket === bucket && s.seq === entry.seq) return s.message;
     const { live } = entry;
-    const data = JSON.stringify({
+    const snapshot: LiveSnapshot = {
       Seq: entry.seq,
       At: new Date(now).toISOString(),
       RaceId: live.race.id,
@@ -368,7 +369,8 @@ export class LiveService {
       HasCourse: live.course !== null,
       Rows: live.leaderboard(now),
       Trails: live.trails(SNAPSHOT_TRAIL),
-    });
+    };
+    const data = JSON.stringify(snapshot);
     const message = encodeSseMessage('snapshot', data, this.eventId(entry, entry.seq));
     entry.snapshot = { version: live.version, bucket, seq: entry.seq, message };
     return message;

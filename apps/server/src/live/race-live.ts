@@ -11,6 +11,7 @@ import {
   type PreparedCourse,
   type RaceClock,
   type RunnerState,
+  type TrailPoint,
 } from '@racebeacon/domain';
 import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './live-repository';
 
@@ -30,9 +31,6 @@ interface RunnerLive {
   state: RunnerState | null;
   batteryState: string | null;
 }
-
-/** Trail entry sent to browsers: [fix time ms, lat, lon], compact because there are many. */
-export type TrailPoint = [number, number, number];
 
 export interface RaceLiveInput {
   race: LiveRaceRow;

@@ -1,40 +1,11 @@
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { CourseTrack } from '@racebeacon/domain';
 
-/** Wire shapes of the live endpoints (apps/server/src/live). */
-
-/** [fix time ms, lat, lon] */
-export type TrailPoint = [number, number, number];
-
-export interface CourseTrack {
-  HasCourse: boolean;
-  LengthM: number;
-  Line: [number, number][];
-  KmMarkers: { Km: number; Latitude: number; Longitude: number }[];
-  Waypoints: { Name: string; Latitude: number; Longitude: number; DistanceM: number }[];
-  HasElevation: boolean;
-  Profile: [number, number][];
-}
-
-export interface SnapshotMessage {
-  Seq: number;
-  At: string;
-  RaceId: number;
-  ClockStartedAt: string | null;
-  ClockStoppedAt: string | null;
-  HasCourse: boolean;
-  Rows: LeaderboardRow[];
-  Trails: { RunnerId: number; Trail: TrailPoint[] }[];
-}
-
-export interface UpdateMessage {
-  Seq: number;
-  At: string;
-  Rows: LeaderboardRow[];
-  /** [runnerId, rank]: runners whose rank alone changed. */
-  Ranks: [number, number | null][];
-  /** [runnerId, fix time ms, lat, lon] */
-  Fixes: [number, number, number, number][];
-}
+export type {
+  CourseTrack,
+  LiveSnapshot as SnapshotMessage,
+  LiveUpdate as UpdateMessage,
+  TrailPoint,
+} from '@racebeacon/domain';
 
 /** Plain fetch (never the API client's spinner): live data refreshes in the background. */
 export async function fetchCourseTrack(raceId: number, signal?: AbortSignal): Promise<CourseTrack> {
