@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { LeaderboardRow } from '@racebeacon/domain';
+import { applySnapshot, applyUpdate, MAX_TRAIL, sortRows } from './live-store';
+
+const row = (RunnerId: number, Rank: number | null, DistanceKm: number | null): LeaderboardRow => ({
+  Rank,
+  RunnerId,
+  BibNumber: String(RunnerId),
+  FirstName: 'F',
+  LastName: 'L',
+  Gender: 'M',
+  Age: 30,
+  Status: Rank === null ? 'not-started' : 'racing',
+  DistanceKm,
+  Percent: null,
+  ElapsedSeconds: null,
+  PaceSecondsPerKm: null,
+  EtaFinish: null,
+  FinishTime: null,
+  LastPingTime: null,
+  Latitude: null,
+  Longitude: null,
+  BatteryState: null,
+  GapSeconds: null,
+  GapKm: null,
+});
+
+const snapshot = applySnapshot(
+  {
+    Seq: 4,
+    At: '2026-06-01T08:00:00Z',
+    RaceId: 1,
+    ClockStartedAt: '2026-06-01T07:00:00Z',
+    ClockStoppedAt: null,
+    HasCourse: true,
+    Rows: [row(1, 1, 5), row(2, 2, 4), row(3, null, null)],
+    Trails: [
+      { RunnerId: 1, Trail: [[1000, 46, 7]] },
+      { RunnerId: 2, Trail: [] },
+    ],
+  },
+  0,
+);
+
+describe('live store', () => {
+  it('applies an update: whole rows, rank-only changes, and fixes in time order without duplicates', () => {
+    const next = applyUpdate(
+      snapshot,
+      {
+        Seq: 5,
+        At: '2026-06-01T08:00:01Z',
+        Rows: [row(2, 1, 5.5)],
+        Ranks: [[1, 2]],
+        Fixes: [
+          [2, 3000, 46.2, 7],
+          [2, 2000, 46.1, 7], // late: goes before 3000
+          [1, 1000, 46, 7], // already there
+        ],
+      },
+      1,
+    );
+    expect(next.seq).toBe(5);
+    expect(next.rows.get(2)).toMatchObject({ Rank: 1, DistanceKm: 5.5 });
+    expect(next.rows.get(1)).toMatchObject({ Rank: 2, DistanceKm: 5 });
+    expect(next.trails.get(2)!.map((p) => p[0])).toEqual([2000, 3000]);
+    expect(next.trails.get(1)).toEqual([[1000, 46, 7]]);
+    expect(sortRows(next.rows.values()).map((r) => r.RunnerId)).toEqual([2, 1, 3]);
+    // The previous state is untouched (React compares by reference).
+    expect(snapshot.rows.get(2)!.Rank).toBe(2);
+  });
+
+  it('keeps trails bounded', () => {
+    const fixes: [number, number, number, number][] = [];
+    for (let i = 0; i < MAX_TRAIL + 20; i++) fixes.push([1, 2000 + i, 46, 7]);
+    const next = applyUpdate(snapshot, { Seq: 5, At: '', Rows: [], Ranks: [], Fixes: fixes }, 1);
+    expect(next.trails.get(1)).toHaveLength(MAX_TRAIL);
+    expect(next.trails.get(1)!.at(-1)![0]).toBe(2000 + MAX_TRAIL + 19);
+  });
+});
