@@ -139,6 +139,16 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
       .json<{ RunnerId: number; Trail: number[][] }[]>()
       .find((p) => p.RunnerId === race.runners[0].runnerId)!;
     expect(r1Recent.Trail.map((p) => p[0])).toEqual([now - 20 * MIN, now - 4 * MIN]);
+    // Nothing new since: an empty trail, but the latest position is still there.
+    const none = await t.app.inject({
+      url: `/api/open/races/${race.raceId}/positions?since=${new Date(now).toISOString()}`,
+    });
+    const r1None = none.json<{ RunnerId: number; Latest: number[]; Trail: number[][] }[]>()[0];
+    expect(r1None).toEqual({
+      RunnerId: race.runners[0].runnerId,
+      Latest: [now - 4 * MIN, pointAlong(5376).lat, pointAlong(5376).lon],
+      Trail: [],
+    });
   });
 
   it('serves the course track with km markers and an elevation profile', async () => {

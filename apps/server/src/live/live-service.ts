@@ -106,11 +106,7 @@ export class LiveService {
 
   async positions(raceId: number, sinceMs?: number): Promise<RunnerPositions[]> {
     const entry = await this.require(raceId);
-    return entry.live.trails(POSITIONS_TRAIL, sinceMs).map((t) => ({
-      RunnerId: t.RunnerId,
-      Latest: t.Trail.length ? t.Trail[t.Trail.length - 1] : null,
-      Trail: t.Trail,
-    }));
+    return entry.live.trails(POSITIONS_TRAIL, sinceMs);
   }
 
   /** The prepared course of an approved race (null when it has none). */
@@ -204,7 +200,13 @@ export class LiveService {
       listLiveRunners(db, raceId),
       listRaceFixes(db, raceId),
     ]);
-    const course = geometry && geometry.points.length >= 2 ? prepareCourse(geometry) : null;
+    let course = null;
+    try {
+      course = geometry ? prepareCourse(geometry) : null;
+    } catch (err) {
+      // A degenerate stored course (fewer than two distinct points) must not take the live race down.
+      this.opts.log?.warn({ err, raceId }, 'course cannot be prepared; live race without course');
+    }
     return new RaceLive({
       race,
       course,
@@ -368,7 +370,7 @@ export class LiveService {
       ClockStoppedAt: live.race.clockStoppedAt?.toISOString() ?? null,
       HasCourse: live.course !== null,
       Rows: live.leaderboard(now),
-      Trails: live.trails(SNAPSHOT_TRAIL),
+      Trails: live.trails(SNAPSHOT_TRAIL).map(({ RunnerId, Trail }) => ({ RunnerId, Trail })),
     };
     const data = JSON.stringify(snapshot);
     const message = encodeSseMessage('snapshot', data, this.eventId(entry, entry.seq));

@@ -10,6 +10,7 @@ import {
   type MatchOptions,
   type PreparedCourse,
   type RaceClock,
+  type RunnerPositions,
   type RunnerState,
   type TrailPoint,
 } from '@racebeacon/domain';
@@ -220,9 +221,9 @@ export class RaceLive {
     return { rows, ranks };
   }
 
-  /** Latest positions and a bounded trail per runner: fixes after `sinceMs`, at most `limit` newest. */
-  trails(limit: number, sinceMs?: number): { RunnerId: number; Trail: TrailPoint[] }[] {
-    const out: { RunnerId: number; Trail: TrailPoint[] }[] = [];
+  /** Latest position and a bounded trail per runner: fixes after `sinceMs`, at most `limit` newest. */
+  trails(limit: number, sinceMs?: number): RunnerPositions[] {
+    const out: RunnerPositions[] = [];
     for (const r of this.runners.values()) {
       let from = Math.max(0, r.fixes.length - limit);
       if (sinceMs !== undefined) from = Math.max(from, upperBound(r.fixes, sinceMs));
@@ -231,7 +232,8 @@ export class RaceLive {
         const f = r.fixes[i];
         Trail.push([f.t, f.lat, f.lon]);
       }
-      out.push({ RunnerId: r.info.id, Trail });
+      const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
+      out.push({ RunnerId: r.info.id, Latest: last ? [last.t, last.lat, last.lon] : null, Trail });
     }
     return out;
   }
