@@ -193,6 +193,9 @@ interface PingResult {
   /** Delay per (ping, viewer) from sending the ping, and from its 200 (accepted = committed). */
   fromSend: number[];
   fromAccept: number[];
+  /** Per ping: delay to the first viewer, and from the first viewer to the last (the fan-out spread). */
+  first: number[];
+  spread: number[];
   missing: number;
 }
 
@@ -222,20 +225,29 @@ async function pingAndMeasure(
   await new Promise((r) => setTimeout(r, 3000)); // stragglers
   const fromSend: number[] = [];
   const fromAccept: number[] = [];
+  const first: number[] = [];
+  const spread: number[] = [];
   let missing = 0;
   for (let k = 0; k < pings; k++) {
+    let lo = Infinity;
+    let hi = -Infinity;
     for (let v = 0; v < viewers.count; v++) {
       const at = viewers.recv[k][v];
       if (at === 0) missing++;
       else {
         fromSend.push(at - sent[k]);
         fromAccept.push(Math.max(0, at - accepted[k]));
+        lo = Math.min(lo, at);
+        hi = Math.max(hi, at);
       }
     }
+    if (hi >= lo) {
+      first.push(lo - sent[k]);
+      spread.push(hi - lo);
+    }
   }
-  fromSend.sort((a, b) => a - b);
-  fromAccept.sort((a, b) => a - b);
-  return { fromSend, fromAccept, missing };
+  for (const a of [fromSend, fromAccept, first, spread]) a.sort((x, y) => x - y);
+  return { fromSend, fromAccept, first, spread, missing };
 }
 
 async function fanoutBench() {
@@ -291,6 +303,9 @@ async function fanoutBench() {
     );
     console.log(
       `  ${viewersN} viewers, 20 pings:   p50 ${fmt(pct(res.fromSend, 50))}, p99 ${fmt(p99)}, max ${fmt(res.fromSend.at(-1) ?? NaN)} from ping sent (p99 ${fmt(pct(res.fromAccept, 99))} from 200); ${res.fromSend.length} deliveries, ${res.missing} missing`,
+    );
+    console.log(
+      `  per ping (median): first viewer after ${fmt(pct(res.first, 50))}, last viewer ${fmt(pct(res.spread, 50))} after the first`,
     );
     console.log(
       `  ratio p99 ${viewersN} viewers / 1 viewer: ${(p99 / p99Base).toFixed(2)} (goal: p99 <= 1000 ms)`,
