@@ -1,0 +1,155 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import { DEVICE_SOURCES, type AdminDevice, type DeviceSource } from '@racebeacon/domain';
+import { api } from '../../lib/api-client';
+
+const SOURCE_LABELS: Record<DeviceSource, string> = {
+  osmand: 'Traccar Client / OsmAnd (phone)',
+  owntracks: 'OwnTracks (phone)',
+  spot: 'SPOT (satellite)',
+  inreach: 'Garmin inReach (satellite)',
+  lorawan: 'LoRaWAN (TTN / ChirpStack)',
+  meshtastic: 'Meshtastic (LoRa mesh)',
+};
+
+/** What HardwareId means for each source (phones authenticate with the tracking key instead). */
+const HARDWARE_HINT: Record<DeviceSource, string | null> = {
+  osmand: null,
+  owntracks: null,
+  spot: "The messenger's ESN, e.g. 0-2468013",
+  inreach: 'The IMEI (15 digits)',
+  lorawan: 'The DevEUI (16 hex digits)',
+  meshtastic: 'The node number, e.g. 2882400044 or !abcdef2c',
+};
+
+export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
+
+export const deviceTrackingApi = {
+  update: (deviceId: number, body: { Source: DeviceSource; HardwareId: string | null }) =>
+    api.put<AdminDevice>(`/admin/devices/${deviceId}`, body),
+  rotateKey: (deviceId: number) => api.post<AdminDevice>(`/admin/devices/${deviceId}/rotate-key`),
+};
+
+/**
+ * How a device reports: its Source, the HardwareId its network uses, and (for phone apps) the tracking key to
+ * type into the app, with a way to issue a new key when a phone is lost.
+ */
+export function DeviceTrackingDialog({
+  device,
+  onClose,
+  onChanged,
+}: {
+  device: AdminDevice;
+  onClose(): void;
+  onChanged(): void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const id = useId();
+  const [source, setSource] = useState<DeviceSource>(device.Source ?? 'osmand');
+  const [hardwareId, setHardwareId] = useState(device.HardwareId ?? '');
+  const [key, setKey] = useState(device.TrackingKey);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+
+  const hint = HARDWARE_HINT[source];
+
+  async function save() {
+    const hw = hardwareId.trim();
+    if (hint && !hw) {
+      setProblem(`Please enter the hardware id: ${hint}.`);
+      return;
+    }
+    try {
+      await deviceTrackingApi.update(device.DeviceId, { Source: source, HardwareId: hw || null });
+      onChanged();
+      onClose();
+    } catch (err) {
+      setProblem((err as { message?: string }).message ?? 'The device could not be saved.');
+    }
+  }
+
+  async function rotate() {
+    if (!window.confirm('Issue a new tracking key? The phone must then be set up with the new key.')) return;
+    try {
+      const updated = await deviceTrackingApi.rotateKey(device.DeviceId);
+      setKey(updated.TrackingKey);
+      onChanged();
+    } catch (err) {
+      setProblem((err as { message?: string }).message ?? 'The key could not be replaced.');
+    }
+  }
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <h2 id={`${id}-title`}>Tracking: {device.Name}</h2>
+        <div className="field">
+          <label htmlFor={`${id}-source`}>Source</label>
+          <select
+            id={`${id}-source`}
+            value={source}
+            onChange={(e) => setSource(e.target.value as DeviceSource)}
+            autoFocus
+          >
+            {DEVICE_SOURCES.map((s) => (
+              <option key={s} value={s}>
+                {SOURCE_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-hw`}>Hardware id</label>
+          <input
+            id={`${id}-hw`}
+            value={hardwareId}
+            maxLength={100}
+            placeholder={hint ?? 'Not needed: phones use the tracking key'}
+            onChange={(e) => setHardwareId(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-key`}>Tracking key</label>
+          <input id={`${id}-key`} value={key} readOnly onFocus={(e) => e.currentTarget.select()} />
+          <p className="muted">
+            Traccar Client: device identifier. OsmAnd: the <code>id</code> in the tracking URL. OwnTracks: the
+            password. Keep it secret: whoever has it can report positions for this device.
+          </p>
+        </div>
+        {problem && (
+          <p role="alert" className="notice">
+            {problem}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="btn btn-ghost" onClick={() => void rotate()}>
+            Rotate key
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary">
+            Save
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
