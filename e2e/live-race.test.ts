@@ -103,6 +103,11 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await expect(page.locator(`tr.live-row[data-runner-id="${d.runnerId}"]`).textContent()).resolves.toContain(
     'Not started',
   );
+  // The history ends 6 minutes ago (more than two missed 2.5-minute pings): everyone seen is stale, and looks it.
+  await expect(page.locator('.live-runner--stale .live-runner__pin').count()).resolves.toBe(3);
+  await expect(
+    page.locator(`tr.live-row[data-runner-id="${a.runnerId}"] .live-status`).textContent(),
+  ).resolves.toBe('No signal');
 
   // A second tab on the same race.
   const two = await openRace();
@@ -188,6 +193,16 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await follow.getByRole('button', { name: 'Stop following' }).click();
   await expect(page.locator('.live-follow').count()).resolves.toBe(0);
   await expect(page.locator('.live-runner--followed').count()).resolves.toBe(0);
+
+  // D turns up 500 m off the course: shown, styled and labelled off-course, not moved along the course.
+  await ping(d, 25, 0); // at the start line
+  await page.locator(`.live-runner--racing .live-runner__pin[data-runner-id="${d.runnerId}"]`).waitFor();
+  const off = { t: t0 + 25.5 * MIN, ...pointAlong(1500, 500) };
+  expect((await fetch(osmandUrl(server.url, d, off))).status).toBe(200);
+  await page.locator(`.live-runner--off-course .live-runner__pin[data-runner-id="${d.runnerId}"]`).waitFor();
+  await expect(
+    page.locator(`tr.live-row[data-runner-id="${d.runnerId}"] .live-status`).textContent(),
+  ).resolves.toBe('Off course');
 
   // Clicking a marker follows too.
   await pin(page, b.runnerId).click();
