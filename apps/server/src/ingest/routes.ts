@@ -96,64 +96,87 @@ export default async function ingestRoutes(app: FastifyInstance, deps: IngestRou
     await storeAll('osmand', parsed, 'id');
     return reply.code(200).send();
   };
-  app.get('/api/ingest/osmand', osmand);
-  app.post('/api/ingest/osmand', osmand);
+  const osmandSchema = {
+    schema: {
+      tags: ['ingest'],
+      summary:
+        'Traccar Client / OsmAnd: id=TrackingKey, lat, lon, timestamp… as query, form or Traccar 9 JSON',
+    },
+  };
+  app.get('/api/ingest/osmand', osmandSchema, osmand);
+  app.post('/api/ingest/osmand', osmandSchema, osmand);
 
   // --- OwnTracks (HTTP mode) ---
-  app.post('/api/ingest/owntracks', async (request, reply) => {
-    const key = basicPassword(request.headers.authorization);
-    const refuse = () => {
-      reply.header('WWW-Authenticate', 'Basic realm="RaceBeacon"');
-      return new HttpError(
-        401,
-        'unauthorized',
-        "Use HTTP Basic auth with the device's tracking key as password.",
+  app.post(
+    '/api/ingest/owntracks',
+    {
+      schema: {
+        tags: ['ingest'],
+        summary: 'OwnTracks HTTP mode (Basic auth, password = TrackingKey); answers []',
+      },
+    },
+    async (request, reply) => {
+      const key = basicPassword(request.headers.authorization);
+      const refuse = () => {
+        reply.header('WWW-Authenticate', 'Basic realm="RaceBeacon"');
+        return new HttpError(
+          401,
+          'unauthorized',
+          "Use HTTP Basic auth with the device's tracking key as password.",
+        );
+      };
+      if (!key) throw refuse();
+      const fix = parseOwnTracks(
+        typeof request.body === 'string' ? tryJson(request.body) : request.body,
+        key,
       );
-    };
-    if (!key) throw refuse();
-    const fix = parseOwnTracks(typeof request.body === 'string' ? tryJson(request.body) : request.body, key);
-    if (!fix) {
-      if ((await deviceIdByKey(app.db, key)) === null) throw refuse();
+      if (!fix) {
+        if ((await deviceIdByKey(app.db, key)) === null) throw refuse();
+        return reply.code(200).send([]);
+      }
+      const problem = fixProblem(fix);
+      if (problem) throw badRequest(problem, 'invalid_position');
+      limiter.check('owntracks', key);
+      const out = await pipeline.ingest(fix);
+      if (out.status === 'unknown_device') throw refuse();
       return reply.code(200).send([]);
-    }
-    const problem = fixProblem(fix);
-    if (problem) throw badRequest(problem, 'invalid_position');
-    limiter.check('owntracks', key);
-    const out = await pipeline.ingest(fix);
-    if (out.status === 'unknown_device') throw refuse();
-    return reply.code(200).send([]);
-  });
+    },
+  );
 
   // --- Garmin inReach IPC Outbound ---
-  app.post('/api/ingest/inreach', async (request, reply) => {
-    const token = config.INREACH_OUTBOUND_TOKEN;
-    if (!token) throw notConfigured('inReach', 'INREACH_OUTBOUND_TOKEN');
-    const presented = request.headers['x-outbound-auth-token'];
-    if (!secretMatches(Array.isArray(presented) ? presented[0] : presented, token))
-      throw new HttpError(401, 'unauthorized', 'A valid X-Outbound-Auth-Token header is required.');
-    // Authenticated: always 200 (Garmin suspends integrations that fail); problems are logged, not returned.
-    const { fixes, alerts } = parseInreach(
-      typeof request.body === 'string' ? tryJson(request.body) : request.body,
-    );
-    const allowed = fixes.filter((f) =>
-      limiter.allow('inreach', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
-    );
-    const outcomes = await pipeline.ingestMany(allowed);
-    let alertsStored = 0;
-    for (const a of alerts) if (await pipeline.recordAlert(a)) alertsStored++;
-    const count = (s: string) => outcomes.filter((o) => o.status === s).length;
-    if (count('invalid') || count('unknown_device'))
-      request.log.info(
-        { invalid: count('invalid'), unknown: count('unknown_device') },
-        'inReach events skipped',
+  app.post(
+    '/api/ingest/inreach',
+    { schema: { tags: ['ingest'], summary: 'Garmin inReach IPC Outbound (X-Outbound-Auth-Token)' } },
+    async (request, reply) => {
+      const token = config.INREACH_OUTBOUND_TOKEN;
+      if (!token) throw notConfigured('inReach', 'INREACH_OUTBOUND_TOKEN');
+      const presented = request.headers['x-outbound-auth-token'];
+      if (!secretMatches(Array.isArray(presented) ? presented[0] : presented, token))
+        throw new HttpError(401, 'unauthorized', 'A valid X-Outbound-Auth-Token header is required.');
+      // Authenticated: always 200 (Garmin suspends integrations that fail); problems are logged, not returned.
+      const { fixes, alerts } = parseInreach(
+        typeof request.body === 'string' ? tryJson(request.body) : request.body,
       );
-    return reply.code(200).send({
-      stored: count('stored'),
-      duplicates: count('duplicate'),
-      skipped: fixes.length - count('stored') - count('duplicate'),
-      alerts: alertsStored,
-    });
-  });
+      const allowed = fixes.filter((f) =>
+        limiter.allow('inreach', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
+      );
+      const outcomes = await pipeline.ingestMany(allowed);
+      let alertsStored = 0;
+      for (const a of alerts) if (await pipeline.recordAlert(a)) alertsStored++;
+      const count = (s: string) => outcomes.filter((o) => o.status === s).length;
+      if (count('invalid') || count('unknown_device'))
+        request.log.info(
+          { invalid: count('invalid'), unknown: count('unknown_device') },
+          'inReach events skipped',
+        );
+      return reply.code(200).send({
+        stored: count('stored'),
+        duplicates: count('duplicate'),
+        skipped: fixes.length - count('stored') - count('duplicate'),
+        alerts: alertsStored,
+      });
+    },
+  );
 
   // --- LoRaWAN: The Things Stack and ChirpStack ---
   async function lorawan(request: FastifyRequest, reply: FastifyReply, parsed: LorawanParsed) {
@@ -173,16 +196,34 @@ export default async function ingestRoutes(app: FastifyInstance, deps: IngestRou
     return reply.code(200).send({ status: out.status });
   }
 
-  app.post('/api/ingest/ttn', async (request, reply) => {
-    requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
-    return lorawan(request, reply, parseTtn(request.body));
-  });
+  app.post(
+    '/api/ingest/ttn',
+    {
+      schema: {
+        tags: ['ingest'],
+        summary: 'The Things Stack v3 uplink webhook (Bearer LORAWAN_WEBHOOK_SECRET)',
+      },
+    },
+    async (request, reply) => {
+      requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
+      return lorawan(request, reply, parseTtn(request.body));
+    },
+  );
 
-  app.post('/api/ingest/chirpstack', async (request, reply) => {
-    requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
-    const event = String((request.query as Record<string, unknown>).event ?? 'up');
-    return lorawan(request, reply, parseChirpstack(event, request.body));
-  });
+  app.post(
+    '/api/ingest/chirpstack',
+    {
+      schema: {
+        tags: ['ingest'],
+        summary: 'ChirpStack v4 HTTP integration, ?event=up|location|status (Bearer secret)',
+      },
+    },
+    async (request, reply) => {
+      requireBearer(request, config.LORAWAN_WEBHOOK_SECRET, 'LoRaWAN');
+      const event = String((request.query as Record<string, unknown>).event ?? 'up');
+      return lorawan(request, reply, parseChirpstack(event, request.body));
+    },
+  );
 }
 
 function tryJson(text: string): unknown {

@@ -6,6 +6,8 @@ import { conflict, notFound } from '../lib/errors';
 import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './repository';
 import type { SpotPoller } from './spot-poller';
 
+const security = [{ bearerAuth: [] }];
+
 const feedOut = z.object({
   Id: z.number(),
   FeedId: z.string(),
@@ -31,7 +33,14 @@ export default async function spotFeedRoutes(app: FastifyInstance, deps: { polle
 
   r.get(
     '/api/admin/spot-feeds',
-    { schema: { tags: ['admin'], response: { 200: z.array(feedOut) } } },
+    {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'SPOT shared-page feeds the poller reads',
+        response: { 200: z.array(feedOut) },
+      },
+    },
     async (request) => {
       requireAdmin(request);
       return (await listSpotFeeds(app.db)).map(toDto);
@@ -43,6 +52,9 @@ export default async function spotFeedRoutes(app: FastifyInstance, deps: { polle
     {
       schema: {
         tags: ['admin'],
+        security,
+        summary:
+          'Register a SPOT feed (FeedId, optional FeedPassword); polled within seconds if a race needs it',
         body: z.object({
           FeedId: z
             .string()
@@ -70,7 +82,14 @@ export default async function spotFeedRoutes(app: FastifyInstance, deps: { polle
 
   r.delete(
     '/api/admin/spot-feeds/:id',
-    { schema: { tags: ['admin'], params: z.object({ id: z.coerce.number().int().positive() }) } },
+    {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'Remove a SPOT feed',
+        params: z.object({ id: z.coerce.number().int().positive() }),
+      },
+    },
     async (request, reply) => {
       requireAdmin(request);
       if (!(await deleteSpotFeed(app.db, request.params.id))) throw notFound('No SPOT feed has this id.');
