@@ -13,8 +13,8 @@ export interface GroupCommitOptions<I, O> {
   onBatchError?: (err: unknown, size: number) => void;
 }
 
-/** Below this, splitting a batch costs more (one statement each) than it saves. */
-const MIN_SPLIT = 16;
+/** Below this a batch is not split: every statement costs a round trip, a plan execution and a commit. */
+const MIN_SPLIT = 64;
 
 interface Pending<I, O> {
   item: I;
