@@ -64,8 +64,11 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
     expect(b.DistanceKm).toBeCloseTo(5.04, 1);
     expect(b.GapKm).toBeCloseTo(0.336, 1);
     expect(b.GapSeconds).toBeGreaterThan(0);
+    // Both are past the only aid station (5 km): nothing ahead but the finish.
+    expect([a.NextWaypoint, a.NextWaypointKm, a.EtaNextWaypoint]).toEqual([null, null, null]);
     expect(c.DistanceKm).toBeNull();
     expect(c.LastPingTime).toBeNull();
+    expect(c.NextWaypoint).toBeNull();
     expect(Object.keys(a).sort()).toEqual(
       [
         'Rank',
@@ -88,6 +91,9 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
         'BatteryState',
         'GapSeconds',
         'GapKm',
+        'NextWaypoint',
+        'NextWaypointKm',
+        'EtaNextWaypoint',
       ].sort(),
     );
   });
@@ -225,8 +231,15 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
     expect(res.status).toBe(200);
     const upd = JSON.parse((await sse.next((e) => e.event === 'update')).data);
     expect(upd.Fixes).toEqual([[r3.runnerId, fix.t, fix.lat, fix.lon]]);
+    // The SSE row carries the next aid station and the ETA there.
+    const pushed = upd.Rows.find((r: LeaderboardRow) => r.RunnerId === r3.runnerId) as LeaderboardRow;
+    expect(pushed).toMatchObject({ NextWaypoint: 'Aid 1' });
+    expect(pushed.NextWaypointKm).toBeCloseTo(5, 1);
+    expect(Date.parse(pushed.EtaNextWaypoint!)).toBeGreaterThan(fix.t);
+    expect(Date.parse(pushed.EtaNextWaypoint!)).toBeLessThan(Date.parse(pushed.EtaFinish!));
     const row = (await leaderboard()).find((r) => r.RunnerId === r3.runnerId)!;
-    expect(row).toMatchObject({ Rank: 3, Status: 'racing', BatteryState: '55%' });
+    expect(row).toMatchObject({ Rank: 3, Status: 'racing', BatteryState: '55%', NextWaypoint: 'Aid 1' });
+    expect(row.EtaNextWaypoint).toBe(pushed.EtaNextWaypoint);
     expect(row.DistanceKm).toBeCloseTo(0.8, 1);
     sse.close();
   });

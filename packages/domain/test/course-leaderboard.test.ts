@@ -3,8 +3,12 @@ import {
   AGE_GROUPS,
   buildLeaderboard,
   computeRunnerState,
+  courseFromMetres,
   filterLeaderboard,
   parseAgeGroup,
+  pointAtDistance,
+  polylineMetres,
+  prepareCourse,
   type LeaderboardRunner,
   type RunnerState,
 } from '../src/course';
@@ -198,6 +202,92 @@ describe('buildLeaderboard', () => {
 
   it('an empty race gives an empty board', () => {
     expect(buildLeaderboard([], course, started, min(1))).toEqual([]);
+  });
+});
+
+describe('next waypoint (aid station)', () => {
+  // The same straight 5 km course, with aid stations at 2 km and 4 km (given out of order, as a GPX may).
+  const input = courseFromMetres(
+    polylineMetres(
+      [
+        [0, 0],
+        [5000, 0],
+      ],
+      20,
+    ),
+  );
+  const at = (d: number) => pointAtDistance(course, d);
+  const withAid = prepareCourse({
+    ...input,
+    waypoints: [
+      { name: 'Aid 2', ...at(4000) },
+      { name: 'Aid 1', ...at(2000) },
+    ],
+  });
+  const board = (pts: [number, number][], now: number) => {
+    const s = computeRunnerState(
+      withAid,
+      pts.map(([d, m]) => fixAt(withAid, d, m)),
+      started,
+      now,
+    );
+    return buildLeaderboard([runner('Wil W', 'M', 30, s)], withAid, started, now)[0];
+  };
+
+  it('before the first aid station: its name, km and an ETA at the runner’s pace', () => {
+    // 1.5 km in 10 min: 400 s/km, so the remaining 500 m to Aid 1 take ~200 s after the last fix.
+    const row = board(
+      [
+        [500, 10 / 3],
+        [1000, 20 / 3],
+        [1500, 10],
+      ],
+      min(11),
+    );
+    expect(row.NextWaypoint).toBe('Aid 1');
+    expect(row.NextWaypointKm).toBeCloseTo(2, 2);
+    const eta = Date.parse(row.EtaNextWaypoint!);
+    expect(eta).toBeGreaterThan(min(10) + 190_000);
+    expect(eta).toBeLessThan(min(10) + 210_000);
+    // Same pace to the finish: the aid station comes before it.
+    expect(eta).toBeLessThan(Date.parse(row.EtaFinish!));
+  });
+
+  it('past an aid station: the next one', () => {
+    const row = board(
+      [
+        [1500, 10],
+        [2500, 16],
+      ],
+      min(17),
+    );
+    expect(row.NextWaypoint).toBe('Aid 2');
+    expect(row.NextWaypointKm).toBeCloseTo(4, 2);
+    expect(Date.parse(row.EtaNextWaypoint!)).toBeGreaterThan(min(16));
+  });
+
+  it('past the last aid station, finished or not seen: nulls', () => {
+    const past = board([[4500, 30]], min(31));
+    expect(past.Status).toBe('racing');
+    expect([past.NextWaypoint, past.NextWaypointKm, past.EtaNextWaypoint]).toEqual([null, null, null]);
+    const done = board(
+      [
+        [4000, 16],
+        [4500, 18],
+        [5000, 20],
+      ],
+      min(21),
+    );
+    expect(done.Status).toBe('finished');
+    expect(done.NextWaypoint).toBeNull();
+    const unseen = board([], min(5));
+    expect([unseen.NextWaypoint, unseen.NextWaypointKm, unseen.EtaNextWaypoint]).toEqual([null, null, null]);
+  });
+
+  it('a course without waypoints gives nulls', () => {
+    for (const r of rows) {
+      expect([r.NextWaypoint, r.NextWaypointKm, r.EtaNextWaypoint]).toEqual([null, null, null]);
+    }
   });
 });
 

@@ -54,6 +54,8 @@ function rowKey(r: LeaderboardRow): string {
     r.Percent,
     r.PaceSecondsPerKm,
     r.EtaFinish,
+    r.NextWaypoint,
+    r.EtaNextWaypoint,
     r.FinishTime,
     r.LastPingTime,
     r.Latitude,
@@ -195,6 +197,9 @@ export class RaceLive {
         BatteryState: r.batteryState,
         GapSeconds: null,
         GapKm: null,
+        NextWaypoint: null,
+        NextWaypointKm: null,
+        EtaNextWaypoint: null,
       });
     }
     return rows;

@@ -86,6 +86,9 @@ export function buildLeaderboard(
       BatteryState: r.BatteryState,
       GapSeconds: leader && known ? round(gapSeconds(leader.s, s), 0) : null,
       GapKm: leader && known ? round(Math.max(0, leader.s.distanceM - s.distanceM) / 1000, 3) : null,
+      NextWaypoint: s.nextWaypoint?.name ?? null,
+      NextWaypointKm: s.nextWaypoint ? round(s.nextWaypoint.distanceM / 1000, 3) : null,
+      EtaNextWaypoint: iso(s.nextWaypoint?.etaMs ?? null),
     });
   }
   return rows;

@@ -135,6 +135,17 @@ export interface LeaderboardRow {
   GapSeconds: number | null;
   /** Kilometres behind the leader. */
   GapKm: number | null;
+  /** The next course waypoint (aid station) ahead of the runner, while racing on a course that has waypoints. */
+  NextWaypoint: string | null;
+  /** Its distance from the start along the course. */
+  NextWaypointKm: number | null;
+  /** When the runner is expected there (ISO), from the same pace as EtaFinish. */
+  EtaNextWaypoint: string | null;
+  /**
+   * Rank within the filtered set (gender and/or age group), only on rows of `filterLeaderboard` with such a filter;
+   * Rank stays the overall one.
+   */
+  CategoryRank?: number | null;
 }
 
 export interface LeaderboardFilter {

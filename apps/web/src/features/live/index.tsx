@@ -1,9 +1,9 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import type { Course, PublicRunner, Race } from '@racebeacon/domain';
+import type { Course, LeaderboardRow, PublicRunner, Race } from '@racebeacon/domain';
 import { useAppConfig } from '../../app/app-config';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';
-import { runnerLabel } from './live-format';
+import { formatClock, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
 import { sortRows } from './live-store';
 import { fetchCourseTrack, type CourseTrack } from './live-types';
 import { useLiveRace, useNow } from './use-live-race';
@@ -55,7 +55,10 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
       </div>
       {followed ? (
         <div className="live-follow" role="status" aria-live="polite">
-          Following {runnerLabel(followed)} {followed.FirstName} {followed.LastName}
+          <span>
+            Following {runnerLabel(followed)} {followed.FirstName} {followed.LastName}
+          </span>
+          <FollowedDetails row={followed} />
           <button type="button" onClick={() => setFollowId(null)}>
             Stop following
           </button>
@@ -80,6 +83,17 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
       <LeaderboardTable rows={rows} now={now} followId={followId} onSelect={toggleFollow} />
     </section>
   );
+}
+
+/** Where the followed runner is and what comes next: distance, next aid station, finish ETA. */
+function FollowedDetails({ row }: { row: LeaderboardRow }) {
+  const nextAid = row.Status === 'finished' ? null : formatNextWaypoint(row);
+  const parts: string[] = [];
+  if (row.DistanceKm !== null) parts.push(formatKmValue(row.DistanceKm));
+  if (nextAid) parts.push(`next ${nextAid}`);
+  if (row.Status === 'finished') parts.push(`finished ${formatClock(row.FinishTime)}`);
+  else if (row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
+  return parts.length ? <span className="live-follow__details">{parts.join(' · ')}</span> : null;
 }
 
 export default LiveRacePanel;

@@ -5,6 +5,7 @@ import {
   formatClock,
   formatDuration,
   formatKmValue,
+  formatNextWaypoint,
   formatPace,
   runnerLabel,
   STATUS_LABEL,
@@ -86,6 +87,7 @@ export function LeaderboardTable(props: {
           </thead>
           <tbody>
             {shown.map((r) => {
+              const nextAid = r.Status === 'finished' ? null : formatNextWaypoint(r);
               const gapKm =
                 leaderKm !== null && r.DistanceKm !== null && r.Rank !== 1 ? leaderKm - r.DistanceKm : null;
               return (
@@ -135,6 +137,11 @@ export function LeaderboardTable(props: {
                     {r.Status === 'finished'
                       ? `Finished ${formatClock(r.FinishTime)}`
                       : formatClock(r.EtaFinish)}
+                    {nextAid ? (
+                      <span className="live-row__next" title="Next aid station and expected arrival">
+                        {nextAid}
+                      </span>
+                    ) : null}
                   </td>
                   <td className="live-row__num">{gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`}</td>
                   <td>

@@ -32,6 +32,19 @@ export function formatClock(iso: string | null): string {
     : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
+/** "Aid 2 · 14:05" (or "Aid 2 at 14.0 km" with no ETA yet); null when no waypoint lies ahead. */
+export function formatNextWaypoint(r: {
+  NextWaypoint: string | null;
+  NextWaypointKm: number | null;
+  EtaNextWaypoint: string | null;
+}): string | null {
+  if (!r.NextWaypoint) return null;
+  if (r.EtaNextWaypoint) return `${r.NextWaypoint} · ${formatClock(r.EtaNextWaypoint)}`;
+  return r.NextWaypointKm === null
+    ? r.NextWaypoint
+    : `${r.NextWaypoint} at ${r.NextWaypointKm.toFixed(1)} km`;
+}
+
 export function formatKmValue(km: number | null): string {
   return km === null ? '–' : `${km.toFixed(2)} km`;
 }

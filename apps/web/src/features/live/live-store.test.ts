@@ -23,6 +23,9 @@ const row = (RunnerId: number, Rank: number | null, DistanceKm: number | null): 
   BatteryState: null,
   GapSeconds: null,
   GapKm: null,
+  NextWaypoint: null,
+  NextWaypointKm: null,
+  EtaNextWaypoint: null,
 });
 
 const snapshot = applySnapshot(
