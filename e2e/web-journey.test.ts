@@ -47,7 +47,7 @@ function row(page: Page, text: string) {
 }
 
 beforeAll(async () => {
-  server = await startServer({ DEMO: 'on' });
+  server = await startServer();
   browser = await launchBrowser();
   // A race that has already started: it must never be offered when assigning a device to a race.
   startedRaceName = 'Already Running Relay';
@@ -429,6 +429,8 @@ describe('the life of a race', () => {
     await expect(page.getByTestId('runner-row').locator('th').allTextContents()).resolves.toEqual([
       'Maya Chen',
     ]);
+    // The tab title names the race: this is the page people share.
+    await expect(page.title()).resolves.toBe(`${RACE.Name} · RaceBeacon`);
     await expect(page.getByRole('button', { name: 'Edit' }).count()).resolves.toBe(0);
     await expect(page.getByRole('columnheader', { name: 'Device' }).count()).resolves.toBe(0);
     await shoot(page, 'race-detail-finished-public');

@@ -7,9 +7,11 @@ import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from '../races/api';
 import { adminDevicesApi } from './api';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** /add-device (admin): the tracking devices, their state, and which race and runner hold them. */
 export function DevicesPage() {
+  useDocumentTitle('Devices');
   const devices = useResource(() => adminDevicesApi.list(), []);
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState('');

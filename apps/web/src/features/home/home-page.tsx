@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { useAppConfig } from '../../app/app-config';
 import { LogoMark } from '../../app/logo';
 import { paths } from '../../app/paths';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** The four selling points, verbatim from seed-spec section 1. */
 export const SELLING_POINTS = [
@@ -13,6 +14,7 @@ export const SELLING_POINTS = [
 
 export function HomePage() {
   const { productName } = useAppConfig();
+  useDocumentTitle(null);
   return (
     <div className="home">
       <section className="welcome card" aria-labelledby="welcome-title">

@@ -1,10 +1,12 @@
 import type { ReactNode } from 'react';
 import { useAppConfig } from '../../app/app-config';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 export const EFFECTIVE_DATE = 'October 1, 2025';
 
 export function LegalPage({ title, children }: { title: string; children: ReactNode }) {
   const { contactEmail } = useAppConfig();
+  useDocumentTitle(title);
   return (
     <article className="card legal">
       <h1>{title}</h1>

@@ -6,9 +6,11 @@ import { useResource } from '../../lib/use-resource';
 import { directorRacesApi } from './api';
 import { directorFlags, RaceCard } from './race-card';
 import { emptyRaceFields, RaceFields, type RaceFieldValues } from './race-fields';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** /my-races: the signed-in director's races and the race creation form. */
 export function MyRacesPage() {
+  useDocumentTitle('My Races');
   const races = useResource(() => directorRacesApi.list(), []);
   const [adding, setAdding] = useState(false);
   const [values, setValues] = useState<RaceFieldValues>(emptyRaceFields);

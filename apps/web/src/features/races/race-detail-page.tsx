@@ -5,7 +5,7 @@ import { isOwner, useAuth } from '../../app/auth-adapter';
 import { paths } from '../../app/paths';
 import { EmptyState, PageSpinner } from '../../components/page-state';
 import { CONFIRM, confirmed } from '../../lib/confirm';
-import { formatDateTime, fromLocalInput, startTimeEditorValue } from '../../lib/format';
+import { formatDateTime, formatKm, fromLocalInput, startTimeEditorValue } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { CourseSection } from '../course/course-section';
 import { courseApi } from '../course/api';
@@ -14,6 +14,7 @@ import { runnersApi } from '../runners/api';
 import { directorRacesApi, openRacesApi } from './api';
 import { RaceFields, type RaceFieldValues } from './race-fields';
 import { StagePill } from './race-status';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
 const LiveRacePanel = lazy(() => import('../live').then((m) => ({ default: m.LiveRacePanel })));
@@ -55,6 +56,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
   }, [id, unapproved, accountId]);
 
   const [editing, setEditing] = useState<RaceFieldValues | null>(null);
+  useDocumentTitle(view.data?.race.Name ?? (view.error ? 'Race not found' : 'Race'));
 
   if (!view.data) {
     if (view.error)
@@ -155,7 +157,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
               {course && (
                 <div>
                   <dt>Distance</dt>
-                  <dd>{(course.LengthM / 1000).toFixed(1)} km</dd>
+                  <dd>{formatKm(course.LengthM)}</dd>
                 </div>
               )}
             </dl>

@@ -3,9 +3,11 @@ import { paths } from '../../app/paths';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from './api';
 import { publicFlags, RaceCard } from './race-card';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** /races: every public (approved) race. */
 export function RacesPage() {
+  useDocumentTitle('Races');
   const races = useResource(() => openRacesApi.list(), []);
   return (
     <>

@@ -4,9 +4,11 @@ import { formatDateTime } from '../../lib/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
 import { requestsApi } from './api';
+import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** /race-requests (admin): races waiting for approval. */
 export function RaceRequestsPage() {
+  useDocumentTitle('Race Requests');
   const pending = useResource(() => requestsApi.pending(), []);
 
   async function approve(race: Race) {
