@@ -71,6 +71,11 @@ export class RaceLive {
   version = 0;
   readonly race: LiveRaceRow;
   readonly course: PreparedCourse | null;
+  /**
+   * Fixed for the life of this state: the domain's incremental addFix assumes an unchanging clock. Start and End
+   * Race publish `race-updated`, on which the service builds a new RaceLive from the database, so every runner is
+   * recomputed with the new clock (test/live-race-clock.test.ts).
+   */
   readonly clock: RaceClock;
   private readonly runners = new Map<number, RunnerLive>();
   private readonly opts: Partial<MatchOptions>;
