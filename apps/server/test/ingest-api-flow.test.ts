@@ -76,7 +76,7 @@ describe.each(dbKinds)('ingestion with devices managed through the API (%s)', (k
         location: [
           at(firstFrom - 60_000, 46.0),
           at(firstFrom + 1, 46.1),
-          at(handOver - 1, 46.2),
+          at(firstUntil - 1, 46.2),
           at(handOver, 46.3),
         ],
       },
