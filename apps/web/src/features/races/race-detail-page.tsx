@@ -125,6 +125,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             }}
           >
             <h1 className="visually-hidden">{race.Name}</h1>
+            <h2 className="edit-title">Edit race</h2>
             <RaceFields values={editing} onChange={setEditing} />
             <div className="form-actions">
               <button type="submit" className="btn btn-primary">
