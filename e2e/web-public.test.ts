@@ -151,6 +151,37 @@ describe('signed-out visitor', () => {
     expect(appErrors(errors)).toEqual([]);
   });
 
+  it('keyboard: a skip link first, then every control shows a visible focus ring', async () => {
+    const { page, errors } = await newPage(browser);
+    await page.goto(`${server.url}/races`);
+    await page.getByTestId('race-card').first().waitFor();
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    const ring = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        // A race card draws the ring around the whole card for its (stretched) title link.
+        const s = getComputedStyle(el.closest('.race-card') ?? el);
+        return { text: el.textContent?.trim(), outline: s.outlineStyle, width: parseFloat(s.outlineWidth) };
+      });
+    const seen: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      const r = await ring();
+      seen.push(r.text ?? '');
+      expect(r.outline, r.text).not.toBe('none');
+      expect(r.width, r.text).toBeGreaterThanOrEqual(2);
+    }
+    // Header, navigation, then the race cards' links, in reading order.
+    expect(seen.slice(0, 5)).toEqual([PRODUCT, 'Home', 'Races', 'Director Login', 'Director SignUp']);
+    expect(seen).toContain('Ridge Runner 50K');
+    // Enter on a focused card link opens the race.
+    while ((await ring()).text !== 'Ridge Runner 50K') await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${server.url}/race/${approvedId}`);
+    expect(appErrors(errors)).toEqual([]);
+  });
+
   it('guards: a signed-out visitor on a signed-in or admin route is sent to /', async () => {
     const { page, errors } = await newPage(browser);
     for (const route of ['/my-races', '/race-requests', '/add-device', `/race/unapproved/${unapprovedId}`]) {
