@@ -44,7 +44,10 @@ async function fromApi(base: string, raceId: number, token: string | undefined):
     if (!res.ok) fail(`GET ${path} answered ${res.status}: ${await res.text()}`);
     return res.json() as Promise<unknown>;
   };
-  const race = (await get(`/api/open/races/${raceId}`, false)) as { StartTime?: string | null };
+  const race = (await get(`/api/open/races/${raceId}`, false)) as {
+    StartTime?: string | null;
+    ClockStartedAt?: string | null;
+  };
   const geo = (await get(`/api/open/course/${raceId}/course.geojson`, false)) as {
     features?: { geometry?: { type?: string; coordinates?: number[][] } }[];
     geometry?: { type?: string; coordinates?: number[][] };
@@ -64,7 +67,7 @@ async function fromApi(base: string, raceId: number, token: string | undefined):
   return {
     course: line.map((c) => [c[0], c[1], c[2] ?? null] as CoursePoint),
     runners,
-    raceStart: race.StartTime ? new Date(race.StartTime) : new Date(),
+    raceStart: new Date(race.ClockStartedAt ?? race.StartTime ?? Date.now()),
   };
 }
 
