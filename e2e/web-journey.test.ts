@@ -437,6 +437,23 @@ describe('the life of a race', () => {
     expect(appErrors(visitor.errors)).toEqual([]);
   });
 
+  it("another director sees the race but none of its owner's controls", async () => {
+    const other = await newPage(browser);
+    const { page } = other;
+    await signIn(page, server.url, 'director2');
+    await page.goto(`${server.url}/race/${raceId}`);
+    await page.getByTestId('course-length').waitFor();
+    await expect(page.locator('h1.race-title').textContent()).resolves.toBe(RACE.Name);
+    for (const name of ['Edit', 'Delete', 'Start Race', 'End Race', 'Add Runner +', 'Delete course']) {
+      await expect(page.getByRole('button', { name, exact: true }).count(), name).resolves.toBe(0);
+    }
+    await expect(page.getByRole('columnheader', { name: 'Device' }).count()).resolves.toBe(0);
+    // Their own My Races does not list it.
+    await navLink(page, 'My Races').click();
+    await page.getByText('You have no races yet.').waitFor();
+    expect(appErrors(other.errors)).toEqual([]);
+  });
+
   it('director deletes the course, and a whole race; admin unassigns and deletes devices', async () => {
     const { page } = director;
     await page.getByRole('button', { name: 'Delete course' }).click();
