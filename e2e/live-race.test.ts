@@ -150,6 +150,12 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await page.locator(`tr.live-row[data-runner-id="${c.runnerId}"] button.live-row__runner`).click();
   const follow = page.locator('.live-follow');
   await expect(follow.textContent()).resolves.toContain(`Following #${c.bib}`);
+  // C (about 3.7 km in) is heading for the aid station at 5 km: named, with the expected arrival, in the
+  // leaderboard and in the follow panel.
+  await expect(
+    page.locator(`tr.live-row[data-runner-id="${c.runnerId}"] .live-row__next`).textContent(),
+  ).resolves.toMatch(/^Aid 1 · \d/);
+  await expect(follow.textContent()).resolves.toMatch(/next Aid 1 · \d/);
   await expect(
     page.locator('.live-runner--followed .live-runner__pin').getAttribute('data-runner-id'),
   ).resolves.toBe(String(c.runnerId));
@@ -215,6 +221,15 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await page.getByLabel('Search').fill('');
   await page.getByLabel('Gender').selectOption('M');
   await page.waitForFunction(() => document.querySelectorAll('tr.live-row').length === 2);
+  // ...and show the place within the category beside it.
+  await expect(page.locator('th.live-board__cat').textContent()).resolves.toBe('In M');
+  await expect(page.locator('tr.live-row .live-row__cat-rank').allTextContents()).resolves.toEqual([
+    '1',
+    '2',
+  ]);
+  await expect(page.locator('tr.live-row').first().getAttribute('data-runner-id')).resolves.toBe(
+    String(b.runnerId),
+  );
 
   for (const w of [one, two]) {
     expect(await w.page.evaluate(() => (window as unknown as { spinnerSeen: boolean }).spinnerSeen)).toBe(

@@ -106,6 +106,14 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
     expect((await leaderboard('?search=2')).map((r) => [r.BibNumber, r.Rank])).toEqual([['2', 2]]);
     expect((await leaderboard('?ageGroup=20-29')).map((r) => r.BibNumber)).toEqual(['1', '2', '3']);
     expect(await leaderboard('?ageGroup=30-39')).toEqual([]);
+    // A category filter adds the rank within it; the overall rank stays.
+    expect((await leaderboard('?gender=M')).map((r) => [r.BibNumber, r.Rank, r.CategoryRank])).toEqual([
+      ['2', 2, 1],
+    ]);
+    expect((await leaderboard('?gender=F&search=3')).map((r) => [r.BibNumber, r.CategoryRank])).toEqual([
+      ['3', null],
+    ]);
+    expect((await leaderboard('?search=2'))[0]).not.toHaveProperty('CategoryRank');
   });
 
   it('answers 404 for an unapproved or unknown race and 400 for bad input, as JSON', async () => {

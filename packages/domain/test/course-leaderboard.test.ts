@@ -319,6 +319,49 @@ describe('filterLeaderboard', () => {
   it('keeps the overall rank on each row', () => {
     expect(filterLeaderboard(rows, { gender: 'M' }).map((r) => r.Rank)).toEqual([2, 5, null]);
   });
+
+  it('adds the rank within the category when a gender or age-group filter is on', () => {
+    const ranks = (f: Parameters<typeof filterLeaderboard>[1]) =>
+      filterLeaderboard(rows, f).map((r) => [r.FirstName, r.Rank, r.CategoryRank]);
+    expect(ranks({ gender: 'M' })).toEqual([
+      ['Ben', 2, 1],
+      ['Dan', 5, 2],
+      ['Finn', null, null],
+    ]);
+    expect(ranks({ gender: 'F' })).toEqual([
+      ['Ana', 1, 1],
+      ['Cleo', 3, 2],
+      ['Eve', 4, 3],
+    ]);
+    expect(ranks({ ageGroup: '40+' })).toEqual([
+      ['Ben', 2, 1],
+      ['Dan', 5, 2],
+    ]);
+    expect(ranks({ gender: 'F', ageGroup: 'U20' })).toEqual([['Cleo', 3, 1]]);
+  });
+
+  it('a search within a category keeps the category rank; a search alone adds none', () => {
+    expect(filterLeaderboard(rows, { gender: 'F', search: 'eve' }).map((r) => r.CategoryRank)).toEqual([3]);
+    const searched = filterLeaderboard(rows, { search: 'eve' });
+    expect(searched.map((r) => r.FirstName)).toEqual(['Eve']);
+    expect('CategoryRank' in searched[0]).toBe(false);
+    expect(rows.some((r) => 'CategoryRank' in r)).toBe(false);
+  });
+
+  it('equal overall ranks share the category rank, whatever the row order', () => {
+    const x = runner('Xan X', 'M', 30, state([[2000, 10]]));
+    const y = runner('Yul Y', 'M', 30, state([[2000, 10]]));
+    const z = runner('Zed Z', 'M', 30, state([[1000, 10]]));
+    const w = runner('Wanda W', 'F', 30, state([[3000, 10]]));
+    const board = buildLeaderboard([x, y, z, w], course, started, min(11));
+    expect(board.map((r) => r.Rank)).toEqual([1, 2, 2, 4]);
+    const cat = filterLeaderboard(board.slice().reverse(), { gender: 'M' });
+    expect(cat.map((r) => [r.FirstName, r.CategoryRank])).toEqual([
+      ['Zed', 3],
+      ['Yul', 1],
+      ['Xan', 1],
+    ]);
+  });
 });
 
 describe('age groups', () => {

@@ -147,22 +147,51 @@ function normalise(x: string): string {
   return x.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
 }
 
-/** Keeps the overall Rank on each row (a filtered view of the race, not a category ranking). */
+/**
+ * Keeps the overall Rank on each row (a filtered view of the race). With a gender or age-group filter, each row also
+ * gets its CategoryRank: its place among the runners of that category (equal overall ranks share it), whatever the
+ * search then narrows down to. The rows given are not modified.
+ */
 export function filterLeaderboard(rows: LeaderboardRow[], f: LeaderboardFilter): LeaderboardRow[] {
   const range = f.ageGroup ? parseAgeGroup(f.ageGroup) : null;
   const tokens = f.search ? normalise(f.search).split(/\s+/).filter(Boolean) : [];
-  return rows.filter((row) => {
+  let shown = rows.filter((row) => {
     if (f.gender && row.Gender !== f.gender) return false;
     if (f.ageGroup) {
       // An unknown group matches nobody rather than everybody.
       if (range === null || row.Age === null || row.Age < range.min || row.Age > range.max) return false;
     }
-    if (tokens.length > 0) {
-      const bib = normalise(row.BibNumber ?? '');
-      if (tokens.length === 1 && bib !== '' && bib.startsWith(tokens[0])) return true;
-      const hay = normalise(`${row.FirstName} ${row.LastName} ${row.BibNumber ?? ''}`);
-      return tokens.every((t) => hay.includes(t));
-    }
     return true;
   });
+  if (f.gender || f.ageGroup) shown = withCategoryRanks(shown);
+  if (tokens.length === 0) return shown;
+  return shown.filter((row) => {
+    const bib = normalise(row.BibNumber ?? '');
+    if (tokens.length === 1 && bib !== '' && bib.startsWith(tokens[0])) return true;
+    const hay = normalise(`${row.FirstName} ${row.LastName} ${row.BibNumber ?? ''}`);
+    return tokens.every((t) => hay.includes(t));
+  });
+}
+
+/** 1 + the number of category members with a better overall rank: ties shared, row order irrelevant. */
+function withCategoryRanks(category: LeaderboardRow[]): LeaderboardRow[] {
+  const ranks: number[] = [];
+  for (const r of category) if (r.Rank !== null) ranks.push(r.Rank);
+  ranks.sort((a, b) => a - b);
+  return category.map((r) => ({
+    ...r,
+    CategoryRank: r.Rank === null ? null : lowerBound(ranks, r.Rank) + 1,
+  }));
+}
+
+/** Index of the first element of the sorted array not less than x. */
+function lowerBound(sorted: number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -32,6 +32,8 @@ export function LeaderboardTable(props: {
     [rows, search, gender, ageGroup],
   );
   const leaderKm = rows.find((r) => r.Rank === 1)?.DistanceKm ?? null;
+  // With a gender or age-group filter, a column with the place within that category ("3 in F 40-49").
+  const category = [gender, ageGroup].filter(Boolean).join(' ');
 
   return (
     <section className="live-board" aria-labelledby="live-board-title">
@@ -74,6 +76,11 @@ export function LeaderboardTable(props: {
           <thead>
             <tr>
               <th scope="col">#</th>
+              {category ? (
+                <th scope="col" className="live-board__cat" title={`Rank among ${category}`}>
+                  In {category}
+                </th>
+              ) : null}
               <th scope="col">Runner</th>
               <th scope="col">Status</th>
               <th scope="col">Distance</th>
@@ -98,6 +105,15 @@ export function LeaderboardTable(props: {
                   onClick={() => onSelect(r.RunnerId)}
                 >
                   <td className="live-row__rank">{r.Rank ?? '–'}</td>
+                  {category ? (
+                    <td className="live-row__cat-rank">
+                      {r.CategoryRank != null ? (
+                        <span title={`${r.CategoryRank} in ${category}`}>{r.CategoryRank}</span>
+                      ) : (
+                        '–'
+                      )}
+                    </td>
+                  ) : null}
                   <td>
                     <button
                       type="button"
@@ -153,7 +169,7 @@ export function LeaderboardTable(props: {
             })}
             {shown.length === 0 ? (
               <tr>
-                <td colSpan={10} className="live-muted">
+                <td colSpan={category ? 11 : 10} className="live-muted">
                   {rows.length ? 'No runner matches these filters.' : 'No runners yet.'}
                 </td>
               </tr>
