@@ -202,7 +202,13 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
       <CourseSection raceId={race.RaceId} course={course} canManage={owner} onChanged={reload} />
 
       {race.Approved && (
-        <Suspense fallback={<div className="card live-panel" aria-hidden="true" />}>
+        <Suspense
+          fallback={
+            <div className="card live-panel" role="status">
+              <p className="muted">Loading the live view…</p>
+            </div>
+          }
+        >
           <LiveRacePanel race={race} course={course} runners={runners} />
         </Suspense>
       )}
