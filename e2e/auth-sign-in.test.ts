@@ -50,10 +50,12 @@ describe('embedded provider in Chromium', () => {
   it('demo director: Director Login → sign-in page → signed in; token reaches the API; reload keeps it; Logout ends it', async () => {
     await withPage('director', async ({ page, errors }) => {
       await page.goto(server.url);
+      await nav(page).getByRole('button', { name: 'Director Login' }).waitFor(); // rendered after /api/config
       expect(await navNames(page)).toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
 
       await page.getByRole('button', { name: 'Director Login' }).click();
-      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByRole('heading', { name: 'Sign in to RaceBeacon' }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
         'Sign in to RaceBeacon',
       );
@@ -61,8 +63,8 @@ describe('embedded provider in Chromium', () => {
       expect(await page.getByLabel('Password').count()).toBe(1);
       await page.getByTestId('demo-login-director1').click();
 
-      await page.waitForURL(`${server.url}/`);
       await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
+      expect(page.url()).toBe(`${server.url}/`);
       expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
       await expect(page.getByText(DEMO_NAMES.director1).first().isVisible()).resolves.toBe(true);
 
@@ -95,7 +97,8 @@ describe('embedded provider in Chromium', () => {
       );
       expect(left).toEqual([]);
       await page.getByRole('button', { name: 'Director Login' }).click();
-      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByRole('heading', { name: 'Sign in to RaceBeacon' }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
       await page.getByTestId('demo-login-director1').waitFor();
 
       expect(errors).toEqual([]);
@@ -151,7 +154,8 @@ describe('Director SignUp in Chromium', () => {
     await withPage('signup', async ({ page, errors }) => {
       await page.goto(server.url);
       await page.getByRole('button', { name: 'Director SignUp' }).click();
-      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByRole('heading', { name: 'Create your director account' }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
         'Create your director account',
       );
@@ -165,8 +169,8 @@ describe('Director SignUp in Chromium', () => {
 
       await page.getByLabel('Password').fill('a long enough password');
       await page.getByRole('button', { name: 'Create account' }).click();
-      await page.waitForURL(`${server.url}/`);
       await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
+      expect(page.url()).toBe(`${server.url}/`);
       expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
       await expect(page.getByText('Nia New').first().isVisible()).resolves.toBe(true);
       const { response } = await apiCall(page, '/api/director/races', () =>
@@ -176,7 +180,8 @@ describe('Director SignUp in Chromium', () => {
       await signOut(page, server.url);
 
       await page.getByRole('button', { name: 'Director SignUp' }).click();
-      await page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await page.getByRole('heading', { name: 'Create your director account' }).waitFor();
+      expect(new URL(page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
       await page.getByLabel('Name').fill('Someone Else');
       await page.getByLabel('Email').fill(email.toUpperCase());
       await page.getByLabel('Password').fill('another long password');
@@ -192,7 +197,8 @@ describe('Director SignUp in Chromium', () => {
     try {
       await w.page.goto(server.url);
       await w.page.getByRole('button', { name: 'Director Login' }).click();
-      await w.page.waitForURL((u) => u.pathname.startsWith('/oidc/interaction/'));
+      await w.page.getByRole('heading', { name: 'Sign in to RaceBeacon' }).waitFor();
+      expect(new URL(w.page.url()).pathname).toMatch(/^\/oidc\/interaction\//);
       const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       expect(await seriousA11yViolations(w.page)).toEqual([]);
