@@ -243,6 +243,46 @@ it('runs a simulated race: course, moving markers, reordering, following, and a 
   await two.context.close();
 });
 
+it('ticks elapsed time locally between pings, without a request', async () => {
+  const [a] = race.runners;
+  const w = await newPage(browser, { width: 1280 });
+  const { page } = w;
+  // The browser's clock runs naturally, and the test can jump it ahead.
+  await page.clock.install();
+  await page.goto(`${server.url}/race/${race.raceId}`);
+  const cell = page.locator(`tr.live-row[data-runner-id="${a.runnerId}"] .live-row__elapsed`);
+  await cell.waitFor();
+  await page.locator('.live-runner__pin').nth(2).waitFor();
+  // Out on the course (racing, or without signal on a slow machine): their clock runs.
+  expect(['Racing', 'No signal']).toContain(
+    await page.locator(`tr.live-row[data-runner-id="${a.runnerId}"] .live-status`).textContent(),
+  );
+  const seconds = async () => {
+    const [h, m, s] = (await cell.textContent())!.split(':').map(Number);
+    return h * 3600 + m * 60 + s;
+  };
+  const before = await seconds();
+  expect(before).toBeGreaterThan(24 * 60);
+  const requests: string[] = [];
+  // Requests to the app (map tiles may still be loading from the tile server, which is not reachable here).
+  page.on('request', (r) => {
+    if (r.url().startsWith(server.url)) requests.push(r.url());
+  });
+  // Half a minute on the browser's clock: the leaderboard's own tick moves the race clock on. The server would say
+  // less (its clock did not jump), so a larger value can only come from the browser.
+  await page.clock.fastForward(30_000);
+  await page.waitForFunction(
+    ([sel, min]) => {
+      const [h, m, s] = (document.querySelector(sel)?.textContent ?? '').split(':').map(Number);
+      return h * 3600 + m * 60 + s >= min;
+    },
+    [`tr.live-row[data-runner-id="${a.runnerId}"] .live-row__elapsed`, before + 30] as const,
+  );
+  expect(requests).toEqual([]);
+  expect(w.errors).toEqual([]);
+  await w.context.close();
+});
+
 it('fits a 375 px wide phone screen and stays usable', async () => {
   const w = await openRace(375);
   const overflow = await w.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

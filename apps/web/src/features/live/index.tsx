@@ -6,7 +6,7 @@ import { LeaderboardTable } from './leaderboard-table';
 import { formatClock, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
 import { sortRows } from './live-store';
 import { fetchCourseTrack, type CourseTrack } from './live-types';
-import { useLiveRace, useNow } from './use-live-race';
+import { useLiveRace } from './use-live-race';
 import './live.css';
 
 // Leaflet and its CSS load after the panel itself, so even the race screen does not wait for the map code.
@@ -24,7 +24,6 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
   const { state, status } = useLiveRace(race.RaceId);
   const [track, setTrack] = useState<CourseTrack | null>(null);
   const [followId, setFollowId] = useState<number | null>(null);
-  const now = useNow();
 
   useEffect(() => {
     const ctrl = new AbortController();
@@ -35,6 +34,11 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
   }, [race.RaceId]);
 
   const rows = useMemo(() => sortRows(state.rows.values()), [state.rows]);
+  const { clockStartedAt, clockStoppedAt, serverOffsetMs } = state;
+  const clock = useMemo(
+    () => ({ clockStartedAt, clockStoppedAt, serverOffsetMs }),
+    [clockStartedAt, clockStoppedAt, serverOffsetMs],
+  );
   const followed = followId !== null ? state.rows.get(followId) : undefined;
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 
@@ -80,7 +84,7 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
       ) : track ? (
         <p className="live-muted">No course has been uploaded for this race yet.</p>
       ) : null}
-      <LeaderboardTable rows={rows} now={now} followId={followId} onSelect={toggleFollow} />
+      <LeaderboardTable rows={rows} clock={clock} followId={followId} onSelect={toggleFollow} />
     </section>
   );
 }

@@ -10,15 +10,24 @@ import {
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
+import { liveElapsedSeconds, type RaceClockView } from './live-clock';
+import { useNow } from './use-live-race';
 
-/** The live leaderboard: search (bib or name), gender and age-group filters, one row per runner. */
+const TICK_MS = 30_000;
+
+/**
+ * The live leaderboard: search (bib or name), gender and age-group filters, one row per runner. Its own clock ticks
+ * every 30 s for "last seen" and the elapsed time of runners out on the course, so the rest of the live panel (the
+ * map) does not re-render with it and no request is made.
+ */
 export function LeaderboardTable(props: {
   rows: LeaderboardRow[];
-  now: number;
+  clock: RaceClockView;
   followId: number | null;
   onSelect(runnerId: number): void;
 }) {
-  const { rows, now, followId, onSelect } = props;
+  const { rows, clock, followId, onSelect } = props;
+  const now = useNow(TICK_MS);
   const [search, setSearch] = useState('');
   const [gender, setGender] = useState<'' | 'M' | 'F'>('');
   const [ageGroup, setAgeGroup] = useState('');
@@ -148,7 +157,9 @@ export function LeaderboardTable(props: {
                     </span>
                   </td>
                   <td className="live-row__num">{formatPace(r.PaceSecondsPerKm)}</td>
-                  <td className="live-row__num">{formatDuration(r.ElapsedSeconds)}</td>
+                  <td className="live-row__num live-row__elapsed">
+                    {formatDuration(liveElapsedSeconds(r, clock, now))}
+                  </td>
                   <td className="live-row__num">
                     {r.Status === 'finished'
                       ? `Finished ${formatClock(r.FinishTime)}`

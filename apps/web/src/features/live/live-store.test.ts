@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
-import { applySnapshot, applyUpdate, MAX_TRAIL, sortRows } from './live-store';
+import { applySnapshot, applyUpdate, MAX_TRAIL, sortRows, type LiveState } from './live-store';
 
 const row = (RunnerId: number, Rank: number | null, DistanceKm: number | null): LeaderboardRow => ({
   Rank,
@@ -70,6 +70,35 @@ describe('live store', () => {
     expect(sortRows(next.rows.values()).map((r) => r.RunnerId)).toEqual([2, 1, 3]);
     // The previous state is untouched (React compares by reference).
     expect(snapshot.rows.get(2)!.Rank).toBe(2);
+  });
+
+  it('keeps the race clock and the best estimate of the server clock offset', () => {
+    const snap = applySnapshot(
+      {
+        Seq: 1,
+        At: '2026-06-01T08:00:00.000Z',
+        RaceId: 1,
+        ClockStartedAt: '2026-06-01T07:00:00Z',
+        ClockStoppedAt: '2026-06-01T09:00:00Z',
+        HasCourse: true,
+        Rows: [],
+        Trails: [],
+      },
+      Date.parse('2026-06-01T08:00:03.000Z'),
+    );
+    expect(snap).toMatchObject({
+      clockStartedAt: '2026-06-01T07:00:00Z',
+      clockStoppedAt: '2026-06-01T09:00:00Z',
+      serverOffsetMs: -3000,
+    });
+    const update = (state: LiveState, At: string, received: string) =>
+      applyUpdate(state, { Seq: 2, At, Rows: [], Ranks: [], Fixes: [] }, Date.parse(received));
+    // A fresher message (less delay) raises the estimate; an old, resumed one does not lower it.
+    const fresher = update(snap, '2026-06-01T08:01:00.000Z', '2026-06-01T08:01:01.000Z');
+    expect(fresher.serverOffsetMs).toBe(-1000);
+    const resumed = update(fresher, '2026-06-01T08:00:30.000Z', '2026-06-01T08:02:00.000Z');
+    expect(resumed.serverOffsetMs).toBe(-1000);
+    expect(resumed.clockStoppedAt).toBe('2026-06-01T09:00:00Z');
   });
 
   it('keeps trails bounded', () => {

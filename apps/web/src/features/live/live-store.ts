@@ -1,4 +1,5 @@
 import type { LeaderboardRow } from '@racebeacon/domain';
+import { serverOffset } from './live-clock';
 import type { SnapshotMessage, TrailPoint, UpdateMessage } from './live-types';
 
 /** Live state normalised by RunnerId, with bounded trails. Pure reducers, so they are unit-testable. */
@@ -12,6 +13,9 @@ export interface LiveState {
   /** When the last message arrived (browser clock). */
   updatedAt: number | null;
   clockStartedAt: string | null;
+  clockStoppedAt: string | null;
+  /** Server clock minus browser clock, from the newest message's send time (see live-clock). */
+  serverOffsetMs: number;
 }
 
 export const emptyLiveState: LiveState = {
@@ -20,6 +24,8 @@ export const emptyLiveState: LiveState = {
   seq: 0,
   updatedAt: null,
   clockStartedAt: null,
+  clockStoppedAt: null,
+  serverOffsetMs: 0,
 };
 
 export function applySnapshot(msg: SnapshotMessage, now: number): LiveState {
@@ -27,7 +33,15 @@ export function applySnapshot(msg: SnapshotMessage, now: number): LiveState {
   for (const r of msg.Rows) rows.set(r.RunnerId, r);
   const trails = new Map<number, TrailPoint[]>();
   for (const t of msg.Trails) trails.set(t.RunnerId, t.Trail.slice(-MAX_TRAIL));
-  return { rows, trails, seq: msg.Seq, updatedAt: now, clockStartedAt: msg.ClockStartedAt };
+  return {
+    rows,
+    trails,
+    seq: msg.Seq,
+    updatedAt: now,
+    clockStartedAt: msg.ClockStartedAt,
+    clockStoppedAt: msg.ClockStoppedAt,
+    serverOffsetMs: serverOffset(msg.At, now, 0),
+  };
 }
 
 export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): LiveState {
@@ -51,7 +65,16 @@ export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): 
     }
     trails = next;
   }
-  return { ...state, rows, trails, seq: msg.Seq, updatedAt: now };
+  return {
+    ...state,
+    rows,
+    trails,
+    seq: msg.Seq,
+    updatedAt: now,
+    // A message is never received before it was sent, so every sample underestimates the offset (a resumed or
+    // coalesced message more so): the largest since the last snapshot is the best estimate.
+    serverOffsetMs: Math.max(state.serverOffsetMs, serverOffset(msg.At, now, state.serverOffsetMs)),
+  };
 }
 
 /** Leaderboard order: by Rank (unranked last), then bib. */
