@@ -40,6 +40,7 @@ const envSchema = z.object({
   ADMIN_GROUP_ID: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO: boolFlag,
+  DEMO_ACCOUNTS: boolFlag,
   TILE_URL: z.string().trim().min(1).default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
   TILE_ATTRIBUTION: z
     .string()
@@ -70,6 +71,8 @@ export interface Config extends Env {
   apiScope: string;
   adminGroupId: string;
   demo: boolean;
+  /** One-click demo accounts on the embedded sign-in page (never with DATABASE_URL unless asked for). */
+  demoAccounts: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -105,5 +108,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiScope: e.OIDC_API_SCOPE ?? 'api://racebeacon/races.manage',
     adminGroupId: e.ADMIN_GROUP_ID ?? 'racebeacon-admins',
     demo: e.DEMO ?? !e.DATABASE_URL,
+    demoAccounts: e.DEMO_ACCOUNTS ?? !e.DATABASE_URL,
   };
 }

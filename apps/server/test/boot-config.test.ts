@@ -43,3 +43,12 @@ describe('configuration validated at boot', () => {
     expect(c.issuer).toBe('https://tenant.example.auth0.com/');
   });
 });
+
+describe('demo accounts', () => {
+  it('are on with the embedded database and off with DATABASE_URL unless asked for', () => {
+    expect(loadConfig({}).demoAccounts).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).demoAccounts).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db', DEMO_ACCOUNTS: 'on' }).demoAccounts).toBe(true);
+    expect(loadConfig({ DEMO_ACCOUNTS: 'off' }).demoAccounts).toBe(false);
+  });
+});

@@ -366,3 +366,44 @@ describe('restart on the same PGlite data directory', () => {
     }
   });
 });
+
+describe('demo accounts switched off (DEMO_ACCOUNTS=off, the default with DATABASE_URL)', () => {
+  it('seeds no demo accounts, shows no demo buttons, and refuses demo sign-ins', async () => {
+    const database = await openDatabase({});
+    // Seeded once by an earlier start with demo accounts on…
+    const first = await startApp(database);
+    await first.close();
+    // …then restarted with them off: the existing demo accounts stop working.
+    const run = await startApp(database, undefined, { DEMO_ACCOUNTS: 'off' });
+    try {
+      const browser = new Browser(run.url);
+      const client = new WebClient(browser, run.config);
+      const page = await browser.follow(client.authorizeUrl());
+      expect(page.html).toContain('<label for="email">Email</label>');
+      expect(page.html).not.toContain('data-testid="demo-login-');
+      const uid = interactionUid(page.html!);
+      const byButton = await browser.follow(`/oidc/interaction/${uid}/demo`, { form: { who: 'admin' } });
+      expect(byButton.location).toBeNull();
+      expect(byButton.html).toContain('That demo account is not available.');
+      const byPassword = await browser.follow(`/oidc/interaction/${uid}/login`, {
+        form: { email: DEMO_ACCOUNTS.admin.email, password: 'demo' },
+      });
+      expect(byPassword.location).toBeNull();
+      expect(byPassword.html).toContain('Wrong email or password.');
+    } finally {
+      await run.close();
+      await database.close();
+    }
+  });
+
+  it('a fresh database with demo accounts off has none', async () => {
+    const database = await openDatabase({});
+    const run = await startApp(database, undefined, { DEMO_ACCOUNTS: 'off' });
+    try {
+      expect(await database.db.select().from(users)).toEqual([]);
+    } finally {
+      await run.close();
+      await database.close();
+    }
+  });
+});

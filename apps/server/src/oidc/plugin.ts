@@ -36,7 +36,7 @@ export default fp<OidcPluginOptions>(
     if (!config.embeddedIdp) return;
 
     const accounts = createAccountStore(app.db);
-    await accounts.seedDemoAccounts(config.adminGroupId);
+    if (config.demoAccounts) await accounts.seedDemoAccounts(config.adminGroupId);
     const secrets = await loadProviderSecrets(app.db);
     const provider = createProvider({
       config,
@@ -136,6 +136,7 @@ async function interactionRoutes(
     );
 
   async function demoButtons() {
+    if (!config.demoAccounts) return [];
     const demos = await accounts.demoAccounts();
     return (Object.keys(DEMO_ACCOUNTS) as (keyof typeof DEMO_ACCOUNTS)[])
       .map((who) => {
@@ -216,7 +217,9 @@ async function interactionRoutes(
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { email, password } = credentialsSchema.parse(request.body ?? {});
-    const account = email && password ? await accounts.authenticate(email, password) : undefined;
+    const found = email && password ? await accounts.authenticate(email, password) : undefined;
+    // Demo accounts (password "demo") stop working as soon as DEMO_ACCOUNTS is off.
+    const account = found && (!found.isDemo || config.demoAccounts) ? found : undefined;
     if (!account) {
       return html(
         reply,
@@ -239,7 +242,7 @@ async function interactionRoutes(
     const account = parsed.success
       ? await accounts.findByEmail(DEMO_ACCOUNTS[parsed.data.who].email)
       : undefined;
-    if (!account?.isDemo) {
+    if (!config.demoAccounts || !account?.isDemo) {
       return html(
         reply,
         signInPage({
