@@ -52,7 +52,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(oidcPlugin);
   await app.register(eventsPlugin);
   await app.register(openApiPlugin);
-  // oidc provider, event bus register here
 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
