@@ -54,7 +54,7 @@ export function SpotFeedsSection() {
   }
 
   return (
-    <section aria-labelledby={`${id}-title`} className="spot-feeds">
+    <section aria-labelledby={`${id}-title`} className="spot-feeds" style={{ marginTop: '2rem' }}>
       <div className="section-head">
         <h2 id={`${id}-title`}>SPOT feeds</h2>
       </div>
