@@ -243,6 +243,12 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     { name: 'delete device', method: 'DELETE', url: () => `/api/admin/devices/${d3}`, expect: adminOnly() },
     { name: 'race requests', method: 'GET', url: () => '/api/admin/requests', expect: adminOnly() },
     {
+      name: 'race request detail',
+      method: 'GET',
+      url: () => `/api/admin/requests/${U}`,
+      expect: adminOnly(),
+    },
+    {
       name: 'approve race',
       method: 'POST',
       url: () => `/api/admin/requests/approve/${U}`,

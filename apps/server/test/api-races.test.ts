@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestContext } from './support/app';
-import { call, createRace, startApiTest } from './support/api';
+import { call, createRace, multipartFile, pathOf, startApiTest } from './support/api';
 import { dbKinds } from './support/databases';
+import { gpxFixture } from './support/fixtures';
 
 describe.each(dbKinds)('races API (%s)', (kind) => {
   let t: TestContext, alice: string, bob: string, admin: string;
@@ -126,6 +127,56 @@ describe.each(dbKinds)('races API (%s)', (kind) => {
     expect((await call(t, 'POST', '/api/admin/requests/approve/999999', { token: admin })).statusCode).toBe(
       404,
     );
+  });
+
+  it('an admin reads one request with its runner count and course, with map links that work before approval', async () => {
+    const id = await createRace(t, alice, { Name: 'Request detail', Location: 'Sion' });
+    const bare = await call(t, 'GET', `/api/admin/requests/${id}`, { token: admin });
+    expect(bare.statusCode).toBe(200);
+    expect(bare.json()).toMatchObject({
+      RaceId: id,
+      Name: 'Request detail',
+      Location: 'Sion',
+      Approved: false,
+    });
+    expect(bare.json().RunnerCount).toBe(0);
+    expect(bare.json().Course).toBeNull();
+
+    for (const [first, bib] of [
+      ['Ann', '1'],
+      ['Ben', '2'],
+    ])
+      await call(t, 'POST', `/api/director/runners/${id}`, {
+        token: alice,
+        body: { FirstName: first, LastName: 'Runner', BibNumber: bib },
+      });
+    const { payload, headers } = multipartFile(gpxFixture('gpx11-two-segments.gpx'));
+    const up = await call(t, 'POST', `/api/director/course/${id}`, { token: alice, payload, headers });
+    expect(up.statusCode).toBe(201);
+
+    const full = (await call(t, 'GET', `/api/admin/requests/${id}`, { token: admin })).json();
+    expect(full.RunnerCount).toBe(2);
+    expect(full.Course).toMatchObject({
+      CourseId: up.json().CourseId,
+      RaceId: id,
+      LengthM: up.json().LengthM,
+      ClimbM: up.json().ClimbM,
+      PointCount: up.json().PointCount,
+    });
+    // Unapproved: the map link carries the key, so the admin can look at the course before approving.
+    expect(full.Course.MapUrl).toContain('?key=');
+    expect((await call(t, 'GET', pathOf(full.Course.MapUrl))).statusCode).toBe(200);
+    expect(JSON.stringify(full)).not.toContain('TrackingKey');
+
+    await call(t, 'POST', `/api/admin/requests/approve/${id}`, { token: admin });
+    const approved = (await call(t, 'GET', `/api/admin/requests/${id}`, { token: admin })).json();
+    expect(approved.Approved).toBe(true);
+    expect(approved.Course.MapUrl).not.toContain('?key=');
+
+    expect((await call(t, 'GET', '/api/admin/requests/999999', { token: admin })).statusCode).toBe(404);
+    expect((await call(t, 'GET', '/api/admin/requests/abc', { token: admin })).statusCode).toBe(400);
+    expect((await call(t, 'GET', `/api/admin/requests/${id}`, { token: alice })).statusCode).toBe(403);
+    expect((await call(t, 'GET', `/api/admin/requests/${id}`)).statusCode).toBe(401);
   });
 
   it('start: only approved and not started; the race clock uses a past StartTime, else now', async () => {

@@ -28,6 +28,7 @@ describe.each(dbKinds)('runners API (%s)', (kind) => {
       Gender: 'M',
       Age: 36,
       DeviceId: null,
+      DeviceName: null,
     });
   });
 
@@ -129,9 +130,20 @@ describe.each(dbKinds)('runners API (%s)', (kind) => {
       },
     ]);
     expect(res.body).not.toContain('DeviceId');
+    expect(res.body).not.toContain('DeviceName');
+    expect(res.body).not.toContain('Tracker');
     expect(res.body).not.toContain(dev.TrackingKey);
     const director = (await call(t, 'GET', `/api/director/runners/${id}`, { token: alice })).json();
     expect(director[0].DeviceId).toBe(dev.DeviceId);
+    // The director sees which tracker the runner carries by name, in the list and after an edit.
+    expect(director[0].DeviceName).toBe('Tracker');
+    const edited = await call(t, 'PUT', `/api/director/runners/${id}/${r.RunnerId}`, {
+      token: alice,
+      body: { ...director[0], Age: 41 },
+    });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json()).toMatchObject({ Age: 41, DeviceId: dev.DeviceId, DeviceName: 'Tracker' });
+    expect(edited.body).not.toContain(dev.TrackingKey);
   });
 
   it('deletes a runner (404 for another director or a runner of another race)', async () => {

@@ -36,6 +36,8 @@ export interface PublicRunner {
 /** Runner as seen by its race's director: adds the held device. */
 export interface Runner extends PublicRunner {
   DeviceId: number | null;
+  /** Name of the held device (director responses), so the director sees which tracker a runner carries. */
+  DeviceName: string | null;
 }
 
 export interface Waypoint {

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { devices, runners } from '../db/schema';
 
@@ -8,7 +8,7 @@ export type RunnerFields = Pick<
   'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age'
 >;
 /** A runner with the device it holds (from devices.assigned_runner_id, the single source of truth). */
-export type RunnerWithDevice = RunnerRow & { deviceId: number | null };
+export type RunnerWithDevice = RunnerRow & { deviceId: number | null; deviceName: string | null };
 
 const runnerWithDevice = {
   id: runners.id,
@@ -20,6 +20,7 @@ const runnerWithDevice = {
   age: runners.age,
   createdAt: runners.createdAt,
   deviceId: devices.id,
+  deviceName: devices.name,
 };
 
 export async function listRunners(db: DbOrTx, raceId: number): Promise<RunnerWithDevice[]> {
@@ -29,6 +30,11 @@ export async function listRunners(db: DbOrTx, raceId: number): Promise<RunnerWit
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))
     .where(eq(runners.raceId, raceId))
     .orderBy(asc(runners.lastName), asc(runners.firstName), asc(runners.id));
+}
+
+export async function countRunners(db: DbOrTx, raceId: number): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(runners).where(eq(runners.raceId, raceId));
+  return Number(row?.n ?? 0);
 }
 
 export async function findRunner(

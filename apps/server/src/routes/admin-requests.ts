@@ -2,8 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAdmin } from '../plugins/auth';
 import { notifyRaceChanged } from '../services/race-events';
+import { getRaceRequest } from '../services/race-requests';
 import * as races from '../services/races';
-import { raceIdParams, raceSchema } from './schemas';
+import { courseSchema, raceIdParams, raceSchema } from './schemas';
+
+const raceRequestSchema = raceSchema
+  .extend({ RunnerCount: z.number().int(), Course: courseSchema.nullable() })
+  .meta({ id: 'RaceRequest' });
 
 /** Race requests: unapproved races waiting for an admin. */
 const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -23,6 +28,23 @@ const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       requireAdmin(request);
       return races.listPendingRaces(app.db);
+    },
+  );
+
+  app.get(
+    '/api/admin/requests/:raceId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One race request with its runner count and course (keyed map links while unapproved)',
+        params: raceIdParams,
+        response: { 200: raceRequestSchema },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      return getRaceRequest(app.db, app.config.publicUrl, request.params.raceId);
     },
   );
 

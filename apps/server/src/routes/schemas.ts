@@ -48,7 +48,10 @@ export const publicRunnerSchema = z
   .meta({ id: 'PublicRunner' });
 
 export const runnerSchema = publicRunnerSchema
-  .extend({ DeviceId: z.number().int().nullable() })
+  .extend({
+    DeviceId: z.number().int().nullable(),
+    DeviceName: z.string().nullable().describe('Name of the device the runner holds'),
+  })
   .meta({ id: 'Runner' });
 
 export const courseSchema = z

@@ -111,6 +111,17 @@ export async function getDirectorCourse(
   return toCourse(row, await linksFor(db, publicUrl, row, race.approved));
 }
 
+/**
+ * A race's course for the admin reviewing a request (any race, approved or not), or null when none was uploaded.
+ * An unapproved race's links carry the key, so the admin can open the map before approving.
+ */
+export async function getCourseForReview(db: Db, publicUrl: string, raceId: number): Promise<Course | null> {
+  const race = await racesRepo.findRace(db, raceId);
+  if (!race) return null;
+  const row = await repo.findCourseByRace(db, raceId);
+  return row ? toCourse(row, await linksFor(db, publicUrl, row, race.approved)) : null;
+}
+
 /** Parses first (nothing is written for a bad file), then replaces the race's course in one transaction. */
 export async function uploadCourse(
   db: Db,

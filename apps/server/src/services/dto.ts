@@ -44,7 +44,7 @@ export function toPublicRunner(r: RunnerRow): PublicRunner {
 }
 
 export function toRunner(r: RunnerWithDevice): Runner {
-  return { ...toPublicRunner(r), DeviceId: r.deviceId };
+  return { ...toPublicRunner(r), DeviceId: r.deviceId, DeviceName: r.deviceName };
 }
 
 export function toDevice(d: DeviceRow): Device {

@@ -55,7 +55,7 @@ export async function createRunner(
   await ensureBibFree(db, raceId, body.BibNumber);
   try {
     const row = await repo.insertRunner(db, raceId, toFields(body));
-    return toRunner({ ...row, deviceId: null });
+    return toRunner({ ...row, deviceId: null, deviceName: null });
   } catch (err) {
     if (isUniqueViolation(err) && body.BibNumber !== null) throw duplicateBib(body.BibNumber);
     throw err;
