@@ -171,6 +171,9 @@ describe('the life of a race', () => {
     await card.waitFor();
     await expect(card.textContent()).resolves.toContain(RACE.Location);
     await expect(card.textContent()).resolves.toContain(RACE.Description);
+    // From GET /api/admin/requests/{raceId}: how far the director got before approval.
+    await expect(card.getByTestId('request-runners').textContent()).resolves.toBe('0');
+    await expect(card.getByTestId('request-course').textContent()).resolves.toBe('Not uploaded yet');
     await shoot(page, 'race-requests');
 
     adminDialogs.declineNext();
@@ -360,7 +363,8 @@ describe('the life of a race', () => {
     await expect(confirm.isDisabled()).resolves.toBe(false);
     await confirm.click();
     await maya.getByRole('button', { name: 'Unassign' }).waitFor();
-    await expect(maya.locator('td[data-label="Device"]').textContent()).resolves.toMatch(/Device #\d+/);
+    // The runner's device is shown by its name (DeviceName in the director's runners), not by its id.
+    await expect(maya.getByTestId('runner-device').textContent()).resolves.toBe('Tracker Alpha');
 
     // The admin sees who holds it.
     await admin.page.reload();

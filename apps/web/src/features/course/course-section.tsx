@@ -1,8 +1,9 @@
-import { useId, useRef } from 'react';
+import { useId, useRef, useState } from 'react';
 import type { Course } from '@racebeacon/domain';
 import { formatKm, formatMetres } from '../../lib/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { courseApi } from './api';
+import { failureMessage, FormError } from '../../components/form-error';
 
 /** The course: a map link with length and climb; the owner uploads a GPX file or deletes the course. */
 export function CourseSection({
@@ -18,21 +19,30 @@ export function CourseSection({
 }) {
   const fileRef = useRef<HTMLInputElement>(null);
   const id = useId();
+  const [error, setError] = useState<string | null>(null);
 
   async function upload() {
+    setError(null);
     const file = fileRef.current?.files?.[0];
     if (!file) {
       window.alert(ALERT.gpxFile);
       return;
     }
-    await courseApi.upload(raceId, file).catch(() => undefined);
+    try {
+      await courseApi.upload(raceId, file);
+    } catch (err) {
+      // Keep the chosen file so the director sees which one was refused.
+      setError(failureMessage(err));
+      return;
+    }
     if (fileRef.current) fileRef.current.value = '';
     await onChanged();
   }
 
   async function remove() {
     if (!course || !confirmed(CONFIRM.deleteCourse)) return;
-    await courseApi.remove(raceId, course.CourseId).catch(() => undefined);
+    setError(null);
+    await courseApi.remove(raceId, course.CourseId).catch((err: unknown) => setError(failureMessage(err)));
     await onChanged();
   }
 
@@ -96,6 +106,7 @@ export function CourseSection({
           </button>
         </form>
       )}
+      <FormError message={error} />
     </section>
   );
 }

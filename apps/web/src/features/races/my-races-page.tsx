@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
+import { failureMessage, FormError } from '../../components/form-error';
 import { paths } from '../../app/paths';
 import { fromLocalInput } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
@@ -14,8 +15,10 @@ export function MyRacesPage() {
   const races = useResource(() => directorRacesApi.list(), []);
   const [adding, setAdding] = useState(false);
   const [values, setValues] = useState<RaceFieldValues>(emptyRaceFields);
+  const [error, setError] = useState<string | null>(null);
 
   async function create() {
+    setError(null);
     await directorRacesApi.create({
       Name: values.Name.trim(),
       Description: values.Description,
@@ -37,7 +40,10 @@ export function MyRacesPage() {
             className={adding ? 'btn btn-ghost' : 'btn btn-primary'}
             aria-expanded={adding}
             aria-controls="create-race"
-            onClick={() => setAdding((a) => !a)}
+            onClick={() => {
+              setError(null);
+              setAdding((a) => !a);
+            }}
           >
             {adding ? 'Cancel' : 'Add Race +'}
           </button>
@@ -52,11 +58,12 @@ export function MyRacesPage() {
           aria-label="New race"
           onSubmit={(e) => {
             e.preventDefault();
-            create().catch(() => undefined);
+            create().catch((err: unknown) => setError(failureMessage(err)));
           }}
         >
           <h2>New race</h2>
           <RaceFields values={values} onChange={setValues} />
+          <FormError message={error} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary">
               Create Race

@@ -4,6 +4,7 @@ import type { Course, PublicRunner, Race } from '@racebeacon/domain';
 import { isOwner, useAuth } from '../../app/auth-adapter';
 import { paths } from '../../app/paths';
 import { EmptyState, PageSpinner } from '../../components/page-state';
+import { failureMessage, FormError } from '../../components/form-error';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { formatDateTime, formatKm, fromLocalInput, startTimeEditorValue } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
@@ -56,6 +57,8 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
   }, [id, unapproved, accountId]);
 
   const [editing, setEditing] = useState<RaceFieldValues | null>(null);
+  // Why the last race action did nothing (the server's message): shown in the race card.
+  const [error, setError] = useState<string | null>(null);
   useDocumentTitle(view.data?.race.Name ?? (view.error ? 'Race not found' : 'Race'));
 
   if (!view.data) {
@@ -74,6 +77,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
 
   async function save() {
     if (!editing) return;
+    setError(null);
     await directorRacesApi.update(race.RaceId, {
       ...race,
       Name: editing.Name.trim(),
@@ -87,16 +91,19 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
 
   async function change(text: string, action: () => Promise<unknown>) {
     if (!confirmed(text)) return;
-    await action().catch(() => undefined);
+    setError(null);
+    await action().catch((err: unknown) => setError(failureMessage(err)));
     await reload();
   }
 
   async function remove() {
     if (!confirmed(CONFIRM.deleteRace)) return;
+    setError(null);
     try {
       await directorRacesApi.remove(race.RaceId);
       navigate(paths.myRaces);
-    } catch {
+    } catch (err) {
+      setError(failureMessage(err));
       await reload();
     }
   }
@@ -121,17 +128,25 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             aria-label="Edit race"
             onSubmit={(e) => {
               e.preventDefault();
-              save().catch(() => undefined);
+              save().catch((err: unknown) => setError(failureMessage(err)));
             }}
           >
             <h1 className="visually-hidden">{race.Name}</h1>
             <h2 className="edit-title">Edit race</h2>
             <RaceFields values={editing} onChange={setEditing} />
+            <FormError message={error} />
             <div className="form-actions">
               <button type="submit" className="btn btn-primary">
                 Save
               </button>
-              <button type="button" className="btn btn-ghost" onClick={() => setEditing(null)}>
+              <button
+                type="button"
+                className="btn btn-ghost"
+                onClick={() => {
+                  setError(null);
+                  setEditing(null);
+                }}
+              >
                 Cancel
               </button>
             </div>
@@ -169,7 +184,14 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             )}
             {owner && (
               <div className="toolbar" role="group" aria-label="Race director controls">
-                <button type="button" className="btn" onClick={() => setEditing(fieldsOf(race))}>
+                <button
+                  type="button"
+                  className="btn"
+                  onClick={() => {
+                    setError(null);
+                    setEditing(fieldsOf(race));
+                  }}
+                >
                   Edit
                 </button>
                 {race.Approved && !race.HasStarted && (
@@ -195,6 +217,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
                 </button>
               </div>
             )}
+            {owner && <FormError message={error} />}
           </>
         )}
       </section>

@@ -1,19 +1,34 @@
+import { useState } from 'react';
 import type { Race } from '@racebeacon/domain';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
-import { formatDateTime } from '../../lib/format';
+import { failureMessage, FormError } from '../../components/form-error';
+import { formatDateTime, formatKm, formatMetres } from '../../lib/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
-import { requestsApi } from './api';
+import { requestsApi, type RaceRequestDetail } from './api';
 import { useDocumentTitle } from '../../lib/use-document-title';
+
+/** A pending race with, when its detail could be read, its runner count and course. */
+type Pending = Race & Partial<Pick<RaceRequestDetail, 'RunnerCount' | 'Course'>>;
+
+async function loadPending(): Promise<Pending[]> {
+  const races = await requestsApi.pending();
+  // The card alone says little: the admin also sees how far the director got (runners, course) before approving.
+  return Promise.all(races.map((race) => requestsApi.detail(race.RaceId).catch(() => race)));
+}
 
 /** /race-requests (admin): races waiting for approval. */
 export function RaceRequestsPage() {
   useDocumentTitle('Race Requests');
-  const pending = useResource(() => requestsApi.pending(), []);
+  const pending = useResource(loadPending, []);
+  const [failed, setFailed] = useState<{ raceId: number; message: string } | null>(null);
 
   async function approve(race: Race) {
     if (!confirmed(CONFIRM.approveRace)) return;
-    await requestsApi.approve(race.RaceId).catch(() => undefined);
+    setFailed(null);
+    await requestsApi
+      .approve(race.RaceId)
+      .catch((err: unknown) => setFailed({ raceId: race.RaceId, message: failureMessage(err) }));
     await pending.reload();
   }
 
@@ -45,12 +60,40 @@ export function RaceRequestsPage() {
                   <dt>StartTime</dt>
                   <dd>{formatDateTime(race.StartTime)}</dd>
                 </div>
+                {race.RunnerCount !== undefined && (
+                  <div>
+                    <dt>Runners</dt>
+                    <dd data-testid="request-runners">{race.RunnerCount}</dd>
+                  </div>
+                )}
+                {race.Course !== undefined && (
+                  <div>
+                    <dt>Course</dt>
+                    <dd data-testid="request-course">
+                      {race.Course
+                        ? `${formatKm(race.Course.LengthM)}, ${formatMetres(race.Course.ClimbM)} climb`
+                        : 'Not uploaded yet'}
+                    </dd>
+                  </div>
+                )}
               </dl>
               <div className="card-actions">
                 <button type="button" className="btn btn-primary" onClick={() => void approve(race)}>
                   Approve
                 </button>
+                {race.Course && (
+                  <a
+                    href={race.Course.MapUrl}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    className="link-muted"
+                  >
+                    View course map
+                    <span className="visually-hidden"> of {race.Name} (opens in a new tab)</span>
+                  </a>
+                )}
               </div>
+              {failed?.raceId === race.RaceId && <FormError message={failed.message} />}
             </article>
           ))}
         </div>

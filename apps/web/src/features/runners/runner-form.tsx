@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { Gender } from '@racebeacon/domain';
+import { failureMessage, FormError } from '../../components/form-error';
 
 export interface RunnerFieldValues {
   FirstName: string;
@@ -32,6 +33,7 @@ export function RunnerForm({
   onCancel(): void;
 }) {
   const [values, setValues] = useState(initial);
+  const [error, setError] = useState<string | null>(null);
   const id = useId();
   const set = (key: keyof RunnerFieldValues) => (e: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: e.target.value }));
@@ -41,7 +43,8 @@ export function RunnerForm({
       aria-label={title}
       onSubmit={(e) => {
         e.preventDefault();
-        onSubmit(values).catch(() => undefined);
+        setError(null);
+        onSubmit(values).catch((err: unknown) => setError(failureMessage(err)));
       }}
     >
       <div className="form-grid runner-grid">
@@ -98,6 +101,7 @@ export function RunnerForm({
           />
         </div>
       </div>
+      <FormError message={error} />
       <div className="form-actions">
         <button type="submit" className="btn btn-primary">
           {submitLabel}

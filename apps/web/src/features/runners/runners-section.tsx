@@ -1,5 +1,6 @@
 import { Fragment, useId, useState } from 'react';
 import type { PublicRunner, Runner } from '@racebeacon/domain';
+import { failureMessage, FormError } from '../../components/form-error';
 import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { directorDevicesApi } from '../devices/api';
@@ -26,6 +27,10 @@ const toValues = (r: PublicRunner): RunnerFieldValues => ({
 const deviceOf = (r: PublicRunner): number | null =>
   'DeviceId' in r ? ((r as Runner).DeviceId ?? null) : null;
 
+/** The held device's name (director responses carry it); the id only if an older server left it out. */
+const deviceLabel = (r: PublicRunner, deviceId: number): string =>
+  (r as Runner).DeviceName || `Device #${deviceId}`;
+
 /**
  * The runners table. The race director adds, edits and deletes runners and hands devices to them; device
  * assignment is offered only for approved races (seed-spec section 4).
@@ -48,6 +53,9 @@ export function RunnersSection({
   const [editingId, setEditingId] = useState<number | null>(null);
   const [assignTo, setAssignTo] = useState<PublicRunner | null>(null);
   const [available, setAvailable] = useState<Device[] | undefined>();
+  // Why the last row action (delete, assign, unassign) did nothing; the add/edit forms show their own.
+  const [error, setError] = useState<string | null>(null);
+  const fail = (err: unknown) => setError(failureMessage(err));
   const sorted = [...runners].sort(
     (a, b) =>
       (a.BibNumber ?? '').localeCompare(b.BibNumber ?? '', undefined, { numeric: true }) ||
@@ -69,7 +77,8 @@ export function RunnersSection({
 
   async function remove(runner: PublicRunner) {
     if (!confirmed(CONFIRM.deleteRunner)) return;
-    await runnersApi.remove(raceId, runner.RunnerId).catch(() => undefined);
+    setError(null);
+    await runnersApi.remove(raceId, runner.RunnerId).catch(fail);
     await onChanged();
   }
 
@@ -86,13 +95,15 @@ export function RunnersSection({
     const runner = assignTo;
     setAssignTo(null);
     if (!runner) return;
-    await directorDevicesApi.assignRunner(Number(deviceId), raceId, runner.RunnerId).catch(() => undefined);
+    setError(null);
+    await directorDevicesApi.assignRunner(Number(deviceId), raceId, runner.RunnerId).catch(fail);
     await onChanged();
   }
 
   async function unassign(deviceId: number) {
     if (!confirmed(CONFIRM.unassignDevice)) return;
-    await directorDevicesApi.unassign(deviceId, raceId).catch(() => undefined);
+    setError(null);
+    await directorDevicesApi.unassign(deviceId, raceId).catch(fail);
     await onChanged();
   }
 
@@ -108,6 +119,7 @@ export function RunnersSection({
           </button>
         )}
       </div>
+      <FormError message={error} />
       {adding && (
         <RunnerForm
           title="New runner"
@@ -167,7 +179,9 @@ export function RunnersSection({
                         <td data-label="Device">
                           {deviceId ? (
                             <span className="device-cell">
-                              <span className="pill pill-accent">Device #{deviceId}</span>
+                              <span className="pill pill-accent" data-testid="runner-device">
+                                {deviceLabel(r, deviceId)}
+                              </span>
                               <button
                                 type="button"
                                 className="btn btn-small btn-ghost"

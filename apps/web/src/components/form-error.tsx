@@ -1,0 +1,25 @@
+import type { ApiFailure } from '../lib/api-client';
+
+/**
+ * The server's reason for a failed action, next to the form or control that caused it. The API client has already
+ * logged 'API Fetch Error:' (seed-spec section 8); without this line a director would not know why nothing changed
+ * (a duplicate bib, an invalid GPX file, a race that has already started…).
+ */
+export function FormError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p className="form-error" role="alert" data-testid="form-error">
+      {message}
+    </p>
+  );
+}
+
+/** The human text of a rejected API call: the body's message, else a generic line. */
+export function failureMessage(err: unknown): string {
+  const failure = err as Partial<ApiFailure> | null;
+  if (failure && typeof failure === 'object') {
+    if (failure.status === 0) return 'The server could not be reached. Check your connection and try again.';
+    if (typeof failure.message === 'string' && failure.message.trim()) return failure.message;
+  }
+  return 'That did not work. Please try again.';
+}
