@@ -153,6 +153,35 @@ describe('a refused action says why', () => {
     await page.getByText('No pending requests.').waitFor();
   });
 
+  it('a visitor on a phone sees one line per runner, and the owner finds the way back to My Races', async () => {
+    const visitor = await newPage(browser, { width: 375, height: 812 });
+    const { page } = visitor;
+    await page.goto(`${server.url}/races`);
+    await page.getByTestId('race-card').filter({ hasText: RACE }).getByRole('link').click();
+    const rows = page.getByTestId('runner-row');
+    await rows.first().waitFor();
+    await expect(rows.count()).resolves.toBe(2);
+    // A plain table row (not a stacked card per runner), and the page does not scroll sideways.
+    await expect(rows.first().evaluate((el) => getComputedStyle(el).display)).resolves.toBe('table-row');
+    await expect(page.evaluate(() => document.documentElement.scrollWidth)).resolves.toBe(375);
+    await expect(
+      page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link').textContent(),
+    ).resolves.toBe('Races');
+    await settle(page);
+    await page.locator('.live-panel').getByText('Live tracking updates every 2.5 minutes').first().waitFor();
+    for (const v of await captureScreen(page, 'feedback-visitor-runners'))
+      a11y.push(`visitor: ${v.id} ${v.help} ${v.nodes.join(', ')}`);
+    expect(appErrors(visitor.errors)).toEqual([]);
+    await visitor.context.close();
+
+    // The owner's breadcrumb leads back to My Races, where they came from.
+    await director.page.reload();
+    await director.page.locator('h1.race-title').waitFor();
+    const crumb = director.page.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link');
+    await expect(crumb.textContent()).resolves.toBe('My Races');
+    await expect(crumb.getAttribute('href')).resolves.toBe('/my-races');
+  });
+
   it('no unexpected console errors beyond the two refused calls, no serious accessibility violations', () => {
     expect(appErrors(director.errors).filter((e) => !e.startsWith('API Fetch Error:'))).toEqual([]);
     expect(fetchErrors(director)).toHaveLength(3);

@@ -343,6 +343,11 @@ describe('the life of a race', () => {
       new Date('2027-03-20T08:45').toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
     );
     await expect(page.getByTestId('race-start').textContent()).resolves.toBe(expected);
+    // The zone those times are in is said next to them.
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    await expect(page.getByTestId('time-zone-note').textContent()).resolves.toBe(
+      `Times are shown in your time zone (${zone}).`,
+    );
   });
 
   it('director assigns the device to a runner and unassigns it', async () => {

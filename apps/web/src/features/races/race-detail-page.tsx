@@ -26,6 +26,9 @@ interface RaceView {
   runners: PublicRunner[];
 }
 
+/** The viewer's IANA time zone (e.g. Europe/Zurich), the one every displayed time is in. */
+const viewerTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+
 const fieldsOf = (race: Race): RaceFieldValues => ({
   Name: race.Name,
   Description: race.Description ?? '',
@@ -111,7 +114,10 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
   return (
     <div className="race-detail">
       <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to={unapproved ? paths.myRaces : paths.races}>{unapproved ? 'My Races' : 'Races'}</Link>
+        {/* The owner came from (and goes back to) My Races; everyone else from the public list. */}
+        <Link to={unapproved || owner ? paths.myRaces : paths.races}>
+          {unapproved || owner ? 'My Races' : 'Races'}
+        </Link>
         <span aria-hidden="true"> / </span>
         <span aria-current="page">{race.Name}</span>
       </nav>
@@ -160,7 +166,13 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             <dl className="hero-meta">
               <div>
                 <dt>StartTime</dt>
-                <dd data-testid="race-start">{formatDateTime(race.StartTime)}</dd>
+                <dd data-testid="race-start">
+                  {race.StartTime ? (
+                    <time dateTime={race.StartTime}>{formatDateTime(race.StartTime)}</time>
+                  ) : (
+                    formatDateTime(race.StartTime)
+                  )}
+                </dd>
               </div>
               <div>
                 <dt>Location</dt>
@@ -177,6 +189,12 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
                 </div>
               )}
             </dl>
+            {race.StartTime && (
+              // A shared race link is opened around the world: say which clock the start time is on.
+              <p className="muted time-zone-note" data-testid="time-zone-note">
+                Times are shown in your time zone ({viewerTimeZone()}).
+              </p>
+            )}
             {race.Description && (
               <p className="race-description" data-testid="race-description">
                 {race.Description}

@@ -132,7 +132,12 @@ export function RunnersSection({
       {runners.length === 0 ? (
         <p className="muted">No runners registered yet.</p>
       ) : (
-        <table className="table responsive-table runners-table" aria-labelledby={`${id}-title`}>
+        <table
+          // Read-only (visitors): four short columns fit a phone as a plain table, one line per runner, instead of
+          // a tall stacked card per runner. The director's table (devices, actions) stacks on phones.
+          className={`table runners-table ${canManage ? 'responsive-table' : 'runners-table-readonly'}`}
+          aria-labelledby={`${id}-title`}
+        >
           <thead>
             <tr>
               <th scope="col">Bib</th>
