@@ -69,6 +69,13 @@ describe('a refused action says why', () => {
     await page.getByTestId('race-card').filter({ hasText: RACE }).getByRole('link').click();
     await page.locator('h1.race-title').waitFor();
     await expect(page.getByTestId('form-error').count()).resolves.toBe(0);
+    // Empty sections tell the director what to do next.
+    await expect(page.getByTestId('course-section').textContent()).resolves.toContain(
+      'Choose the GPX file of the course and upload it',
+    );
+    await expect(page.getByTestId('runners-section').textContent()).resolves.toContain(
+      "No runners registered yet. Use 'Add Runner +' to register the first one.",
+    );
 
     const before = fetchErrors(director).length;
     await page.getByLabel('GPX file').setInputFiles(path.join(FIXTURES, 'not-xml.gpx'));

@@ -146,6 +146,10 @@ describe('the life of a race', () => {
     await expect(page.getByRole('note').textContent()).resolves.toContain(
       "waiting for an administrator's approval",
     );
+    // …and says what can be done meanwhile, and why there is no device column yet.
+    await expect(page.getByRole('note').textContent()).resolves.toContain(
+      'tracking devices are handed to runners once it is approved',
+    );
     // No start and no device assignment before approval; the live panel is not shown either.
     await expect(page.getByRole('button', { name: 'Start Race' }).count()).resolves.toBe(0);
     await expect(page.getByRole('columnheader', { name: 'Device' }).count()).resolves.toBe(0);

@@ -87,7 +87,11 @@ export function CourseSection({
           )}
         </>
       ) : (
-        <p className="muted">No course has been uploaded yet.</p>
+        <p className="muted">
+          No course has been uploaded yet.
+          {canManage &&
+            ' Choose the GPX file of the course and upload it: its length and climb are worked out for you.'}
+        </p>
       )}
       {canManage && !course && (
         <form

@@ -124,7 +124,9 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
 
       {!race.Approved && (
         <p className="notice" role="note">
-          This race is waiting for an administrator's approval. Only you can see it until then.
+          This race is waiting for an administrator's approval. Only you can see it until then. You can
+          already upload the course and add runners; tracking devices are handed to runners once it is
+          approved.
         </p>
       )}
 

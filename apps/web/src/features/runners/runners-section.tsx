@@ -130,7 +130,10 @@ export function RunnersSection({
         />
       )}
       {runners.length === 0 ? (
-        <p className="muted">No runners registered yet.</p>
+        <p className="muted">
+          No runners registered yet.
+          {canManage && !adding && " Use 'Add Runner +' to register the first one."}
+        </p>
       ) : (
         <table
           // Read-only (visitors): four short columns fit a phone as a plain table, one line per runner, instead of
