@@ -96,6 +96,24 @@ describe('a refused action says why', () => {
     await page.getByRole('button', { name: 'Upload course' }).click();
     await page.getByTestId('course-length').waitFor();
     await expect(course.getByTestId('form-error').count()).resolves.toBe(0);
+
+    // A corrected file replaces the course in place (no delete first): the new length shows, the old map key dies.
+    const firstLength = await page.getByTestId('course-length').textContent();
+    const oldMap = await course.getByRole('link', { name: /View course map/ }).getAttribute('href');
+    await course
+      .getByLabel('GPX file of a corrected course')
+      .setInputFiles(path.join(FIXTURES, 'gpx10-track.gpx'));
+    await course.getByRole('button', { name: 'Replace course' }).click();
+    await expect.poll(() => page.getByTestId('course-length').textContent()).not.toBe(firstLength);
+    expect((await page.request.get(new URL(oldMap!, server.url).toString())).status()).toBe(404);
+    await expect(course.getByTestId('form-error').count()).resolves.toBe(0);
+    await shoot(page, 'feedback-course-replace');
+    // Back to the course the rest of this file expects.
+    await course
+      .getByLabel('GPX file of a corrected course')
+      .setInputFiles(path.join(FIXTURES, 'gpx11-two-segments.gpx'));
+    await course.getByRole('button', { name: 'Replace course' }).click();
+    await expect.poll(() => page.getByTestId('course-length').textContent()).toBe(firstLength);
   });
 
   it('a duplicate bib keeps the runner form open with the reason; fixing the bib adds the runner', async () => {

@@ -93,20 +93,22 @@ export function CourseSection({
             ' Choose the GPX file of the course and upload it: its length and climb are worked out for you.'}
         </p>
       )}
-      {canManage && !course && (
+      {canManage && (
+        // With a course in place the same form replaces it (a corrected GPX), without deleting it first.
         <form
           className="upload-form"
+          aria-label={course ? 'Replace the course' : 'Upload the course'}
           onSubmit={(e) => {
             e.preventDefault();
             void upload();
           }}
         >
           <div className="field">
-            <label htmlFor={`${id}-file`}>GPX file</label>
+            <label htmlFor={`${id}-file`}>{course ? 'GPX file of a corrected course' : 'GPX file'}</label>
             <input id={`${id}-file`} ref={fileRef} type="file" name="file" accept=".gpx" />
           </div>
-          <button type="submit" className="btn btn-primary">
-            Upload course
+          <button type="submit" className={course ? 'btn' : 'btn btn-primary'}>
+            {course ? 'Replace course' : 'Upload course'}
           </button>
         </form>
       )}
