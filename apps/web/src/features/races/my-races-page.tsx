@@ -3,6 +3,7 @@ import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state
 import { failureMessage, FormError } from '../../components/form-error';
 import { paths } from '../../app/paths';
 import { fromLocalInput } from '../../lib/format';
+import { byRelevance } from '../../lib/race-order';
 import { useResource } from '../../lib/use-resource';
 import { directorRacesApi } from './api';
 import { directorFlags, RaceCard } from './race-card';
@@ -81,7 +82,7 @@ export function MyRacesPage() {
         <EmptyState title="You have no races yet.">Use 'Add Race +' to create your first race.</EmptyState>
       ) : (
         <div className="card-grid">
-          {races.data.map((race) => (
+          {byRelevance(races.data).map((race) => (
             <RaceCard
               key={race.RaceId}
               race={race}

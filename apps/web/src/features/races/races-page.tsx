@@ -1,5 +1,6 @@
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { paths } from '../../app/paths';
+import { byRelevance } from '../../lib/race-order';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from './api';
 import { publicFlags, RaceCard } from './race-card';
@@ -22,7 +23,7 @@ export function RacesPage() {
         <EmptyState title="No races yet.">Public races appear here once they are approved.</EmptyState>
       ) : (
         <div className="card-grid">
-          {races.data.map((race) => (
+          {byRelevance(races.data).map((race) => (
             <RaceCard key={race.RaceId} race={race} to={paths.race(race.RaceId)} fields={publicFlags(race)} />
           ))}
         </div>
