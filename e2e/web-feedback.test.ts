@@ -66,6 +66,16 @@ describe('a refused action says why', () => {
     await page.getByLabel('Name').fill(RACE);
     await page.getByLabel('Location').fill('Keswick');
     await page.getByRole('button', { name: 'Create Race' }).click();
+    // The form closes; a note says what happened and leads to the new race.
+    const note = page.getByTestId('race-created');
+    await note.waitFor();
+    await expect(note.textContent()).resolves.toContain(
+      `${RACE} was created and is waiting for an administrator's approval.`,
+    );
+    await expect(note.getByRole('link', { name: 'Open it' }).getAttribute('href')).resolves.toMatch(
+      /^\/race\/unapproved\/\d+$/,
+    );
+    await shoot(page, 'feedback-race-created');
     await page.getByTestId('race-card').filter({ hasText: RACE }).getByRole('link').click();
     await page.locator('h1.race-title').waitFor();
     await expect(page.getByTestId('form-error').count()).resolves.toBe(0);

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { failureMessage, FormError } from '../../components/form-error';
 import { paths } from '../../app/paths';
@@ -17,10 +18,13 @@ export function MyRacesPage() {
   const [adding, setAdding] = useState(false);
   const [values, setValues] = useState<RaceFieldValues>(emptyRaceFields);
   const [error, setError] = useState<string | null>(null);
+  // The race just created: the form closes, so say what happened and what comes next.
+  const [created, setCreated] = useState<{ id: number; name: string } | null>(null);
 
   async function create() {
     setError(null);
-    await directorRacesApi.create({
+    setCreated(null);
+    const race = await directorRacesApi.create({
       Name: values.Name.trim(),
       Description: values.Description,
       Location: values.Location,
@@ -28,6 +32,7 @@ export function MyRacesPage() {
     });
     setValues(emptyRaceFields);
     setAdding(false);
+    setCreated({ id: race.RaceId, name: race.Name });
     await races.reload();
   }
 
@@ -43,6 +48,7 @@ export function MyRacesPage() {
             aria-controls="create-race"
             onClick={() => {
               setError(null);
+              setCreated(null);
               setAdding((a) => !a);
             }}
           >
@@ -52,6 +58,12 @@ export function MyRacesPage() {
       >
         Races you direct. New races are visible to the public once an administrator approves them.
       </PageHeader>
+      {created && !adding && (
+        <p className="notice success-note" role="status" data-testid="race-created">
+          {created.name} was created and is waiting for an administrator's approval.{' '}
+          <Link to={paths.unapprovedRace(created.id)}>Open it</Link> to upload the course and add runners.
+        </p>
+      )}
       {adding && (
         <form
           id="create-race"
