@@ -3,10 +3,11 @@ import type { Course, LeaderboardRow, PublicRunner, Race } from '@racebeacon/dom
 import { useAppConfig } from '../../app/app-config';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';
-import { formatClock, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
+import { formatClock, formatDateTime, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
+import { racePhase, type RacePhase } from './live-clock';
 import { sortRows } from './live-store';
 import { fetchCourseTrack, type CourseTrack } from './live-types';
-import { useLiveRace } from './use-live-race';
+import { useLiveRace, type ConnectionStatus } from './use-live-race';
 import './live.css';
 
 // Leaflet and its CSS load after the panel itself, so even the race screen does not wait for the map code.
@@ -39,30 +40,27 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
     () => ({ clockStartedAt, clockStoppedAt, serverOffsetMs }),
     [clockStartedAt, clockStoppedAt, serverOffsetMs],
   );
+  const phase = racePhase(race, clock, state.updatedAt !== null);
   const followed = followId !== null ? state.rows.get(followId) : undefined;
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 
   return (
     <section className="card live-panel" aria-labelledby="live-title">
-      <div className="live-panel__head">
-        <h2 id="live-title">Live</h2>
-        <p className="live-muted">Live tracking updates every 2.5 minutes</p>
-        <p className={`live-connection live-connection--${status}`} role="status" data-status={status}>
-          {status === 'live'
-            ? 'Connected'
-            : status === 'connecting'
-              ? 'Connecting…'
-              : status === 'reconnecting'
-                ? 'Reconnecting…'
-                : 'Live updates stopped'}
-        </p>
+      <div className="live-panel__head" data-phase={phase}>
+        <h2 id="live-title">{phase === 'finished' ? 'Final results' : 'Live'}</h2>
+        <PhaseLine
+          phase={phase}
+          status={status}
+          startTime={race.StartTime}
+          stoppedAt={clockStoppedAt ?? race.ClockStoppedAt ?? null}
+        />
       </div>
       {followed ? (
         <div className="live-follow" role="status" aria-live="polite">
           <span>
             Following {runnerLabel(followed)} {followed.FirstName} {followed.LastName}
           </span>
-          <FollowedDetails row={followed} />
+          <FollowedDetails row={followed} phase={phase} />
           <button type="button" onClick={() => setFollowId(null)}>
             Stop following
           </button>
@@ -74,6 +72,7 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
           rows={rows}
           trails={state.trails}
           followId={followId}
+          phase={phase}
           onSelect={toggleFollow}
           tileUrl={config.map.tileUrl}
           tileAttribution={config.map.tileAttribution}
@@ -84,19 +83,65 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
       ) : track ? (
         <p className="live-muted">No course has been uploaded for this race yet.</p>
       ) : null}
-      <LeaderboardTable rows={rows} clock={clock} followId={followId} onSelect={toggleFollow} />
+      <LeaderboardTable rows={rows} clock={clock} phase={phase} followId={followId} onSelect={toggleFollow} />
     </section>
   );
 }
 
+const CONNECTION_LABEL: Record<ConnectionStatus, string> = {
+  live: 'Connected',
+  connecting: 'Connecting…',
+  reconnecting: 'Reconnecting…',
+  closed: 'Live updates stopped',
+  final: 'Results are final',
+};
+
+/**
+ * What a spectator needs to know about the race's state: when it starts, that tracking is live (and whether the
+ * connection is up), or that it is over and these are the results. A finished race shows no live connection status.
+ */
+function PhaseLine(props: {
+  phase: RacePhase;
+  status: ConnectionStatus;
+  startTime: string | null;
+  stoppedAt: string | null;
+}) {
+  const { phase, status, startTime, stoppedAt } = props;
+  if (phase === 'finished') {
+    return (
+      <p className="live-phase live-phase--finished" role="status" data-status="final">
+        {stoppedAt ? `Race finished at ${formatClock(stoppedAt)}` : 'Race finished'} · results are final
+      </p>
+    );
+  }
+  return (
+    <>
+      {phase === 'upcoming' ? (
+        <p className="live-phase live-phase--upcoming">
+          {!startTime
+            ? 'Not started yet'
+            : Date.parse(startTime) > Date.now()
+              ? `Starts ${formatDateTime(startTime)}`
+              : `Waiting for the start (planned ${formatDateTime(startTime)})`}
+        </p>
+      ) : null}
+      <p className="live-muted">Live tracking updates every 2.5 minutes</p>
+      <p className={`live-connection live-connection--${status}`} role="status" data-status={status}>
+        {CONNECTION_LABEL[status]}
+      </p>
+    </>
+  );
+}
+
 /** Where the followed runner is and what comes next: distance, next aid station, finish ETA. */
-function FollowedDetails({ row }: { row: LeaderboardRow }) {
-  const nextAid = row.Status === 'finished' ? null : formatNextWaypoint(row);
+function FollowedDetails({ row, phase }: { row: LeaderboardRow; phase: RacePhase }) {
+  const over = row.Status === 'finished' || phase === 'finished';
+  const nextAid = over ? null : formatNextWaypoint(row);
   const parts: string[] = [];
   if (row.DistanceKm !== null) parts.push(formatKmValue(row.DistanceKm));
   if (nextAid) parts.push(`next ${nextAid}`);
   if (row.Status === 'finished') parts.push(`finished ${formatClock(row.FinishTime)}`);
-  else if (row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
+  else if (!over && row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
   return parts.length ? <span className="live-follow__details">{parts.join(' · ')}</span> : null;
 }
 

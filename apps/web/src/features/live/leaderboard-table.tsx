@@ -10,7 +10,7 @@ import {
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
-import { liveElapsedSeconds, type RaceClockView } from './live-clock';
+import { liveElapsedSeconds, shownStatus, type RaceClockView, type RacePhase } from './live-clock';
 import { useNow } from './use-live-race';
 
 const TICK_MS = 30_000;
@@ -23,10 +23,12 @@ const TICK_MS = 30_000;
 export function LeaderboardTable(props: {
   rows: LeaderboardRow[];
   clock: RaceClockView;
+  phase: RacePhase;
   followId: number | null;
   onSelect(runnerId: number): void;
 }) {
-  const { rows, clock, followId, onSelect } = props;
+  const { rows, clock, phase, followId, onSelect } = props;
+  const over = phase === 'finished';
   const now = useNow(TICK_MS);
   const [search, setSearch] = useState('');
   const [gender, setGender] = useState<'' | 'M' | 'F'>('');
@@ -91,26 +93,67 @@ export function LeaderboardTable(props: {
                 </th>
               ) : null}
               <th scope="col">Runner</th>
-              <th scope="col">Status</th>
-              <th scope="col">Distance</th>
-              <th scope="col">Progress</th>
-              <th scope="col">Pace</th>
-              <th scope="col">Elapsed</th>
-              <th scope="col">ETA</th>
-              <th scope="col">Gap</th>
-              <th scope="col">Last seen</th>
+              <th scope="col" className="live-col-desk">
+                Status
+              </th>
+              <th scope="col" className="live-col-desk">
+                Distance
+              </th>
+              <th scope="col" className="live-col-wide">
+                Progress
+              </th>
+              <th scope="col" className="live-col-wide">
+                Pace
+              </th>
+              <th scope="col" className="live-col-wide">
+                Elapsed
+              </th>
+              <th scope="col" className="live-col-wide">
+                ETA
+              </th>
+              <th scope="col" className="live-col-wide">
+                Gap
+              </th>
+              <th scope="col" className="live-col-desk">
+                Last seen
+              </th>
+              <th scope="col" className="live-col-phone">
+                Status
+              </th>
             </tr>
           </thead>
           <tbody>
             {shown.map((r) => {
-              const nextAid = r.Status === 'finished' ? null : formatNextWaypoint(r);
+              const status = shownStatus(r.Status, phase);
+              const nextAid = r.Status === 'finished' || over ? null : formatNextWaypoint(r);
               const gapKm =
                 leaderKm !== null && r.DistanceKm !== null && r.Rank !== 1 ? leaderKm - r.DistanceKm : null;
+              const percent = r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`;
+              const pace = formatPace(r.PaceSecondsPerKm);
+              const elapsed = formatDuration(liveElapsedSeconds(r, clock, now));
+              const eta =
+                r.Status === 'finished'
+                  ? `Finished ${formatClock(r.FinishTime)}`
+                  : over
+                    ? '–'
+                    : formatClock(r.EtaFinish);
+              // After the end nobody is overdue: the time of the last fix, not how long ago it was.
+              const seen = over ? formatClock(r.LastPingTime) : formatAgo(r.LastPingTime, now);
+              const gap = gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`;
+              // On a phone the secondary columns are hidden and the same figures read as a line under the name.
+              const more = [
+                percent,
+                pace,
+                elapsed,
+                r.Status === 'finished' || eta === '–' ? eta : `ETA ${eta}`,
+                gapKm === null ? null : `gap ${gap}`,
+              ].filter((x) => x && x !== '–');
               return (
                 <tr
                   key={r.RunnerId}
                   data-runner-id={r.RunnerId}
-                  className={`live-row live-row--${r.Status}${r.RunnerId === followId ? ' is-followed' : ''}`}
+                  data-status={status}
+                  className={`live-row live-row--${status}${r.RunnerId === followId ? ' is-followed' : ''}`}
                   onClick={() => onSelect(r.RunnerId)}
                 >
                   <td className="live-row__rank">{r.Rank ?? '–'}</td>
@@ -123,7 +166,7 @@ export function LeaderboardTable(props: {
                       )}
                     </td>
                   ) : null}
-                  <td>
+                  <td className="live-row__who">
                     <button
                       type="button"
                       className="live-row__runner"
@@ -141,46 +184,52 @@ export function LeaderboardTable(props: {
                       {r.Gender}
                       {r.Age !== null ? ` ${r.Age}` : ''}
                     </span>
+                    {more.length ? <span className="live-row__more">{more.join(' · ')}</span> : null}
+                    {nextAid ? <span className="live-row__more">{nextAid}</span> : null}
                   </td>
-                  <td>
-                    <span className={`live-status live-status--${r.Status}`}>
-                      {STATUS_LABEL[r.Status] ?? r.Status}
+                  <td className="live-col-desk">
+                    <span className={`live-status live-status--${status}`}>
+                      {STATUS_LABEL[status] ?? status}
                     </span>
                   </td>
-                  <td className="live-row__num">{formatKmValue(r.DistanceKm)}</td>
-                  <td>
+                  <td className="live-row__num live-col-desk">{formatKmValue(r.DistanceKm)}</td>
+                  <td className="live-col-wide">
                     <span className="live-progress" aria-hidden="true">
                       <span style={{ width: `${Math.min(100, Math.max(0, r.Percent ?? 0))}%` }} />
                     </span>{' '}
-                    <span className="live-row__num">
-                      {r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`}
-                    </span>
+                    <span className="live-row__num">{percent}</span>
                   </td>
-                  <td className="live-row__num">{formatPace(r.PaceSecondsPerKm)}</td>
-                  <td className="live-row__num live-row__elapsed">
-                    {formatDuration(liveElapsedSeconds(r, clock, now))}
-                  </td>
-                  <td className="live-row__num">
-                    {r.Status === 'finished'
-                      ? `Finished ${formatClock(r.FinishTime)}`
-                      : formatClock(r.EtaFinish)}
+                  <td className="live-row__num live-col-wide">{pace}</td>
+                  <td className="live-row__num live-row__elapsed live-col-wide">{elapsed}</td>
+                  <td className="live-row__num live-col-wide">
+                    {eta}
                     {nextAid ? (
                       <span className="live-row__next" title="Next aid station and expected arrival">
                         {nextAid}
                       </span>
                     ) : null}
                   </td>
-                  <td className="live-row__num">{gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`}</td>
-                  <td>
-                    {formatAgo(r.LastPingTime, now)}
-                    {r.BatteryState ? <span className="live-muted"> · battery {r.BatteryState}</span> : null}
+                  <td className="live-row__num live-col-wide">{gap}</td>
+                  <td className="live-row__seen live-col-desk">
+                    {seen}
+                    {r.BatteryState ? (
+                      <span className="live-muted live-row__battery">battery {r.BatteryState}</span>
+                    ) : null}
+                  </td>
+                  {/* A phone's one column for the essentials: status badge, distance, last seen, stacked. */}
+                  <td className="live-col-phone live-row__phone">
+                    <span className={`live-badge live-status--${status}`}>
+                      {STATUS_LABEL[status] ?? status}
+                    </span>
+                    <span className="live-row__num">{formatKmValue(r.DistanceKm)}</span>
+                    {r.LastPingTime ? <span className="live-muted">{seen}</span> : null}
                   </td>
                 </tr>
               );
             })}
             {shown.length === 0 ? (
               <tr>
-                <td colSpan={category ? 11 : 10} className="live-muted">
+                <td colSpan={category ? 12 : 11} className="live-muted">
                   {rows.length ? 'No runner matches these filters.' : 'No runners yet.'}
                 </td>
               </tr>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveElapsedSeconds, serverOffset, type RaceClockView } from './live-clock';
+import { liveElapsedSeconds, racePhase, serverOffset, shownStatus, type RaceClockView } from './live-clock';
 
 const START = '2026-06-06T07:00:00.000Z';
 const startMs = Date.parse(START);
@@ -50,5 +50,33 @@ describe('serverOffset', () => {
   it('is the send time minus the receive time; an unreadable send time keeps the previous estimate', () => {
     expect(serverOffset(new Date(at(10)).toISOString(), at(10) - 5000, 0)).toBe(5000);
     expect(serverOffset('', at(10), 42)).toBe(42);
+  });
+});
+
+describe('racePhase and shownStatus', () => {
+  const notStarted = { HasStarted: false, HasFinished: false };
+  const started = { HasStarted: true, HasFinished: false };
+  const ended = { HasStarted: true, HasFinished: true };
+  const none = { clockStartedAt: null, clockStoppedAt: null };
+
+  it('follows the race as loaded until the stream has spoken', () => {
+    expect(racePhase(notStarted, none, false)).toBe('upcoming');
+    expect(racePhase(started, none, false)).toBe('live');
+    expect(racePhase(ended, none, false)).toBe('finished');
+  });
+
+  it('then follows the stream clock, so Start and End Race show without a reload', () => {
+    expect(racePhase(notStarted, { clockStartedAt: START, clockStoppedAt: null }, true)).toBe('live');
+    expect(racePhase(started, { clockStartedAt: START, clockStoppedAt: START }, true)).toBe('finished');
+    expect(racePhase(started, none, true)).toBe('upcoming');
+  });
+
+  it('shows nobody as stale, racing or off course once the race is over', () => {
+    for (const s of ['racing', 'stale', 'off-course'] as const) {
+      expect(shownStatus(s, 'finished')).toBe('unfinished');
+      expect(shownStatus(s, 'live')).toBe(s);
+    }
+    expect(shownStatus('finished', 'finished')).toBe('finished');
+    expect(shownStatus('not-started', 'finished')).toBe('not-started');
   });
 });

@@ -43,3 +43,32 @@ export function serverOffset(sentAt: string, receivedMs: number, previous: numbe
   const sent = Date.parse(sentAt);
   return Number.isFinite(sent) ? sent - receivedMs : previous;
 }
+
+/** Where the race stands for a spectator: before the start, running, or over (results are final). */
+export type RacePhase = 'upcoming' | 'live' | 'finished';
+
+/**
+ * The phase from the stream's race clock once a snapshot has arrived (it follows Start/End Race as they happen),
+ * before that from the race as the page loaded it.
+ */
+export function racePhase(
+  race: { HasStarted: boolean; HasFinished: boolean },
+  clock: Pick<RaceClockView, 'clockStartedAt' | 'clockStoppedAt'>,
+  haveSnapshot: boolean,
+): RacePhase {
+  if (haveSnapshot) {
+    if (clock.clockStoppedAt !== null) return 'finished';
+    return clock.clockStartedAt !== null ? 'live' : 'upcoming';
+  }
+  if (race.HasFinished) return 'finished';
+  return race.HasStarted ? 'live' : 'upcoming';
+}
+
+/** A runner's status as shown: once the race is over nobody is "stale" or racing any more, only not finished. */
+export type ShownStatus = LeaderboardRow['Status'] | 'unfinished';
+
+export function shownStatus(status: LeaderboardRow['Status'], phase: RacePhase): ShownStatus {
+  if (phase === 'finished' && (status === 'racing' || status === 'stale' || status === 'off-course'))
+    return 'unfinished';
+  return status;
+}

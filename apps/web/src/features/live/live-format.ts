@@ -45,6 +45,21 @@ export function formatNextWaypoint(r: {
     : `${r.NextWaypoint} at ${r.NextWaypointKm.toFixed(1)} km`;
 }
 
+/** "Sat 6 Jun, 09:00": a start time a spectator can plan by. */
+export function formatDateTime(iso: string | null): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? '–'
+    : d.toLocaleString(undefined, {
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+      });
+}
+
 export function formatKmValue(km: number | null): string {
   return km === null ? '–' : `${km.toFixed(2)} km`;
 }
@@ -55,6 +70,7 @@ export const STATUS_LABEL: Record<string, string> = {
   finished: 'Finished',
   stale: 'No signal',
   'off-course': 'Off course',
+  unfinished: 'Not finished',
 };
 
 export function runnerLabel(r: { BibNumber: string | null; RunnerId: number }): string {

@@ -4,6 +4,7 @@ import 'leaflet/dist/leaflet.css';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import type { CourseTrack, TrailPoint } from './live-types';
 import { runnerLabel, STATUS_LABEL } from './live-format';
+import { shownStatus, type RacePhase, type ShownStatus } from './live-clock';
 
 /**
  * The live map: one Leaflet map, drawn imperatively (Leaflet owns its DOM) from props. This module is loaded
@@ -16,6 +17,7 @@ export interface LiveMapProps {
   rows: LeaderboardRow[];
   trails: ReadonlyMap<number, TrailPoint[]>;
   followId: number | null;
+  phase: RacePhase;
   onSelect(runnerId: number): void;
   tileUrl: string;
   tileAttribution: string;
@@ -30,10 +32,13 @@ interface RunnerLayer {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-function runnerIcon(row: LeaderboardRow, followed: boolean): L.DivIcon {
+/** Room around the course when the map frames it, so start/finish flags and km labels are not cut at the edge. */
+const COURSE_PADDING: L.PointTuple = [24, 24];
+
+function runnerIcon(row: LeaderboardRow, status: ShownStatus, followed: boolean): L.DivIcon {
   const label = escapeHtml(row.BibNumber ?? String(row.RunnerId));
   return L.divIcon({
-    className: `live-runner live-runner--${row.Status}${followed ? ' live-runner--followed' : ''}`,
+    className: `live-runner live-runner--${status}${followed ? ' live-runner--followed' : ''}`,
     html: `<span class="live-runner__pin" data-runner-id="${row.RunnerId}">${label}</span>`,
     iconSize: [30, 22],
     iconAnchor: [15, 11],
@@ -41,7 +46,7 @@ function runnerIcon(row: LeaderboardRow, followed: boolean): L.DivIcon {
 }
 
 export default function LiveMap(props: LiveMapProps) {
-  const { track, rows, trails, followId, onSelect, tileUrl, tileAttribution } = props;
+  const { track, rows, trails, followId, phase, onSelect, tileUrl, tileAttribution } = props;
   const el = useRef<HTMLDivElement>(null);
   const map = useRef<L.Map | null>(null);
   const courseLayer = useRef<L.LayerGroup | null>(null);
@@ -50,16 +55,49 @@ export default function LiveMap(props: LiveMapProps) {
   onSelectRef.current = onSelect;
   const lastFollowed = useRef<number | null>(null);
   const fitted = useRef(false);
+  /** What the map frames when it (re)fits: the course, else the runners seen at the first fit. */
+  const frame = useRef<L.LatLngBounds | null>(null);
+  /** The viewer panned or zoomed: a resize no longer reframes the map over their choice. */
+  const userMoved = useRef(false);
+  const followRef = useRef(followId);
+  followRef.current = followId;
 
   // The map itself, once.
   useEffect(() => {
     if (!el.current) return;
-    const m = L.map(el.current, { zoomControl: true, attributionControl: true }).setView([46.8, 8.2], 8);
+    const m = L.map(el.current, {
+      zoomControl: true,
+      attributionControl: true,
+      // Quarter zoom steps when framing, so the course fills a small phone map instead of a quarter of it.
+      zoomSnap: 0.25,
+    }).setView([46.8, 8.2], 8);
     const tiles = L.tileLayer(tileUrl, { attribution: tileAttribution, maxZoom: 19, crossOrigin: true });
     tiles.addTo(m);
     map.current = m;
+    // Only a person drags or zooms with the wheel/pinch/controls; programmatic fits and follows do not count.
+    m.on('dragstart', () => (userMoved.current = true));
+    const container = el.current;
+    const markUser = () => (userMoved.current = true);
+    container.addEventListener('wheel', markUser, { passive: true });
+    container.addEventListener('dblclick', markUser);
+    m.zoomControl?.getContainer()?.addEventListener('click', markUser);
+    // The container's size settles after the layout (lazy chunk, fonts, the leaderboard below, a phone rotating):
+    // tell Leaflet, and frame the course again unless the viewer has moved the map or is following someone.
+    let lastSize = '';
+    const ro = new ResizeObserver(() => {
+      const size = `${container.clientWidth}x${container.clientHeight}`;
+      if (size === lastSize || container.clientWidth === 0) return;
+      lastSize = size;
+      m.invalidateSize({ animate: false });
+      if (frame.current && !userMoved.current && followRef.current === null)
+        m.fitBounds(frame.current, { padding: COURSE_PADDING, animate: false });
+    });
+    ro.observe(container);
     const layers = runnerLayers.current;
     return () => {
+      ro.disconnect();
+      container.removeEventListener('wheel', markUser);
+      container.removeEventListener('dblclick', markUser);
       m.remove();
       map.current = null;
       layers.clear();
@@ -100,7 +138,9 @@ export default function LiveMap(props: LiveMapProps) {
         .bindTooltip(`${escapeHtml(w.Name)} (km ${(w.DistanceM / 1000).toFixed(1)})`)
         .addTo(group);
     }
-    m.fitBounds(line.getBounds(), { padding: [20, 20] });
+    frame.current = line.getBounds();
+    m.invalidateSize({ animate: false });
+    m.fitBounds(frame.current, { padding: COURSE_PADDING, animate: false });
     fitted.current = true;
     courseLayer.current = group;
     return () => {
@@ -120,19 +160,20 @@ export default function LiveMap(props: LiveMapProps) {
       seen.add(row.RunnerId);
       const at = L.latLng(row.Latitude, row.Longitude);
       const followed = row.RunnerId === followId;
-      const iconKey = `${row.Status}|${row.BibNumber}|${followed}`;
+      const status = shownStatus(row.Status, phase);
+      const iconKey = `${status}|${row.BibNumber}|${followed}`;
       const trailPoints = (trails.get(row.RunnerId) ?? []).map((p) => L.latLng(p[1], p[2]));
       let layer = layers.get(row.RunnerId);
       if (!layer) {
         const marker = L.marker(at, {
-          icon: runnerIcon(row, followed),
-          title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — ${STATUS_LABEL[row.Status] ?? row.Status}`,
+          icon: runnerIcon(row, status, followed),
+          title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — ${STATUS_LABEL[status] ?? status}`,
           alt: `${runnerLabel(row)} ${row.FirstName} ${row.LastName}`,
           riseOnHover: true,
         });
         marker.on('click', () => onSelectRef.current(row.RunnerId));
         const trail = L.polyline(trailPoints, {
-          className: `live-trail live-trail--${row.Status}`,
+          className: `live-trail live-trail--${status}`,
           weight: 2,
           opacity: 0.6,
           interactive: false,
@@ -145,8 +186,8 @@ export default function LiveMap(props: LiveMapProps) {
         layer.marker.setLatLng(at);
         layer.trail.setLatLngs(trailPoints);
         if (layer.iconKey !== iconKey) {
-          layer.marker.setIcon(runnerIcon(row, followed));
-          layer.trail.setStyle({ className: `live-trail live-trail--${row.Status}` });
+          layer.marker.setIcon(runnerIcon(row, status, followed));
+          layer.trail.setStyle({ className: `live-trail live-trail--${status}` });
           layer.iconKey = iconKey;
         }
       }
@@ -162,6 +203,7 @@ export default function LiveMap(props: LiveMapProps) {
     if (!fitted.current && seen.size > 0 && (!track || !track.HasCourse)) {
       const bounds = L.latLngBounds([...seen].map((id) => layers.get(id)!.marker.getLatLng()));
       m.fitBounds(bounds, { padding: [30, 30], maxZoom: 15 });
+      frame.current = bounds;
       fitted.current = true;
     }
     for (const [id, layer] of layers) {
@@ -171,7 +213,7 @@ export default function LiveMap(props: LiveMapProps) {
         layers.delete(id);
       }
     }
-  }, [rows, trails, followId, track]);
+  }, [rows, trails, followId, track, phase]);
 
   return (
     <div

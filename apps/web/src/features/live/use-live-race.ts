@@ -2,7 +2,8 @@ import { useEffect, useReducer, useState } from 'react';
 import { applySnapshot, applyUpdate, emptyLiveState, type LiveState } from './live-store';
 import type { SnapshotMessage, UpdateMessage } from './live-types';
 
-export type ConnectionStatus = 'connecting' | 'live' | 'reconnecting' | 'closed';
+/** `final`: the race is over and the results are final, so the stream was closed on purpose. */
+export type ConnectionStatus = 'connecting' | 'live' | 'reconnecting' | 'closed' | 'final';
 
 type Action = { kind: 'snapshot'; msg: SnapshotMessage } | { kind: 'update'; msg: UpdateMessage };
 
@@ -33,7 +34,11 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
     source.addEventListener('snapshot', (e) => {
       const msg = parse<SnapshotMessage>(e as MessageEvent);
       if (msg) dispatch({ kind: 'snapshot', msg });
-      setStatus('live');
+      // After End Race nothing moves any more (fixes no longer advance anyone): keep the results, free the stream.
+      if (msg && msg.ClockStoppedAt !== null) {
+        source.close();
+        setStatus('final');
+      } else setStatus('live');
     });
     source.addEventListener('update', (e) => {
       const msg = parse<UpdateMessage>(e as MessageEvent);
@@ -44,8 +49,11 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
       source.close();
       setStatus('closed');
     });
-    source.onopen = () => setStatus('live');
-    source.onerror = () => setStatus(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    source.onopen = () => setStatus((s) => (s === 'final' ? s : 'live'));
+    source.onerror = () =>
+      setStatus((s) =>
+        s === 'final' ? s : source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting',
+      );
     return () => source.close();
   }, [raceId]);
 
