@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import type { CourseTrack } from './live-types';
 import { runnerLabel } from './live-format';
+import { shownStatus, type RacePhase } from './live-clock';
 
 const H = 160;
 const PAD = { left: 44, right: 10, top: 10, bottom: 24 };
@@ -24,9 +25,10 @@ export function ElevationProfile(props: {
   track: CourseTrack;
   rows: LeaderboardRow[];
   followId: number | null;
+  phase: RacePhase;
   onSelect(runnerId: number): void;
 }) {
-  const { track, rows, followId, onSelect } = props;
+  const { track, rows, followId, phase, onSelect } = props;
   // Drawn in CSS pixels of its actual width, so labels stay legible from a phone to a desktop.
   const ref = useRef<HTMLElement>(null);
   const [W, setW] = useState(800);
@@ -101,7 +103,7 @@ export function ElevationProfile(props: {
               cx={x(d)}
               cy={y(eleAt(track.Profile, d))}
               r={r.RunnerId === followId ? 7 : 5}
-              className={`live-profile__runner live-profile__runner--${r.Status}${r.RunnerId === followId ? ' is-followed' : ''}`}
+              className={`live-profile__runner live-profile__runner--${shownStatus(r.Status, phase)}${r.RunnerId === followId ? ' is-followed' : ''}`}
               data-runner-id={r.RunnerId}
               onClick={() => onSelect(r.RunnerId)}
             >

@@ -79,7 +79,13 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
         />
       </Suspense>
       {track && track.HasCourse ? (
-        <ElevationProfile track={track} rows={rows} followId={followId} onSelect={toggleFollow} />
+        <ElevationProfile
+          track={track}
+          rows={rows}
+          followId={followId}
+          phase={phase}
+          onSelect={toggleFollow}
+        />
       ) : track ? (
         <p className="live-muted">No course has been uploaded for this race yet.</p>
       ) : null}

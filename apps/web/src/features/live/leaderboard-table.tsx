@@ -115,7 +115,7 @@ export function LeaderboardTable(props: {
                 Gap
               </th>
               <th scope="col" className="live-col-desk">
-                Last seen
+                {over ? 'Last fix' : 'Last seen'}
               </th>
               <th scope="col" className="live-col-phone">
                 Status
