@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { freePort } from '../../apps/server/test/support/free-port';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../apps/server/src/app';
 import { loadConfig } from '../../apps/server/src/config';
@@ -8,17 +8,6 @@ export interface RunningServer {
   app: FastifyInstance;
   url: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import net from 'node:net';
+import { freePort } from './free-port';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildApp } from '../../src/app';
@@ -11,17 +11,6 @@ import { requireUser } from '../../src/plugins/auth';
  * Drives the embedded OpenID Connect provider over real HTTP the way a browser and the web app would: a cookie
  * jar, redirects followed by hand, PKCE S256, the token endpoint.
  */
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Running {
   app: FastifyInstance;
@@ -182,3 +171,5 @@ export function interactionUid(html: string): string {
 export async function whoami(run: Running, token: string) {
   return fetch(`${run.url}/api/test/whoami`, { headers: { authorization: `Bearer ${token}` } });
 }
+
+export { freePort };

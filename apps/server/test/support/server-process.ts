@@ -1,21 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { freePort } from './free-port';
 import path from 'node:path';
 
 /** The real server (`apps/server/src/server.ts`) as a separate OS process, for multi-process tests and benches. */
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export interface ServerProcess {
   url: string;
@@ -82,3 +71,5 @@ export async function startServerProcess(
     },
   };
 }
+
+export { freePort };
