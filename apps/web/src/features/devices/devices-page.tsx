@@ -7,6 +7,8 @@ import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from '../races/api';
 import { adminDevicesApi } from './api';
+import { DeviceTrackingDialog, sourceLabel } from './device-tracking';
+import { SpotFeedsSection } from './spot-feeds';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** /add-device (admin): the tracking devices, their state, and which race and runner hold them. */
@@ -16,6 +18,7 @@ export function DevicesPage() {
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState('');
   const [assigning, setAssigning] = useState<AdminDevice | null>(null);
+  const [tracking, setTracking] = useState<AdminDevice | null>(null);
   const [races, setRaces] = useState<Race[] | undefined>();
 
   async function save() {
@@ -118,6 +121,7 @@ export function DevicesPage() {
             <thead>
               <tr>
                 <th scope="col">Name</th>
+                <th scope="col">Source</th>
                 <th scope="col">Battery</th>
                 <th scope="col">Last ping</th>
                 <th scope="col">Race</th>
@@ -133,6 +137,10 @@ export function DevicesPage() {
                   <th scope="row" data-label="Name">
                     {d.Name}
                   </th>
+                  <td data-label="Source">
+                    {sourceLabel(d.Source)}
+                    {d.HardwareId ? <span className="muted"> · {d.HardwareId}</span> : null}
+                  </td>
                   <td data-label="Battery">{d.BatteryState ?? '-'}</td>
                   <td data-label="Last ping">{formatDateTime(d.LastPingTime)}</td>
                   <td data-label="Race">{d.RaceName ?? (d.RaceId ? `Race #${d.RaceId}` : '-')}</td>
@@ -140,6 +148,9 @@ export function DevicesPage() {
                     {d.RunnerName ?? (d.AssignedRunnerId ? `Runner #${d.AssignedRunnerId}` : '-')}
                   </td>
                   <td className="row-actions">
+                    <button type="button" className="btn btn-small" onClick={() => setTracking(d)}>
+                      Tracking
+                    </button>
                     {d.RaceId ? (
                       <button type="button" className="btn btn-small" onClick={() => void unassign(d)}>
                         Unassign
@@ -164,6 +175,14 @@ export function DevicesPage() {
           </table>
         </div>
       )}
+      {tracking && (
+        <DeviceTrackingDialog
+          device={tracking}
+          onClose={() => setTracking(null)}
+          onChanged={() => void devices.reload()}
+        />
+      )}
+      <SpotFeedsSection />
       {assigning && (
         <SelectDialog
           title={`Assign ${assigning.Name} to a race`}
