@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { DEVICE_SOURCES, type AdminDevice, type DeviceSource } from '@racebeacon/domain';
+import type { AdminDevice, DeviceSource } from '@racebeacon/domain';
 import { api } from '../../lib/api-client';
 
 const SOURCE_LABELS: Record<DeviceSource, string> = {
@@ -20,6 +20,16 @@ const HARDWARE_HINT: Record<DeviceSource, string | null> = {
   lorawan: 'The DevEUI (16 hex digits)',
   meshtastic: 'The node number, e.g. 2882400044 or !abcdef2c',
 };
+
+/** Kept here (a type-only import of the domain package keeps its code out of the first-screen bundle). */
+const DEVICE_SOURCES: readonly DeviceSource[] = [
+  'osmand',
+  'owntracks',
+  'spot',
+  'inreach',
+  'lorawan',
+  'meshtastic',
+];
 
 export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
 
