@@ -34,9 +34,14 @@ async function settle(page: Page) {
 
 async function shoot(page: Page, name: string) {
   await settle(page);
-  // The live view is a lazy chunk: wait for it so the picture shows the real screen.
+  // The live view is a lazy chunk: wait for it so the picture shows the real screen (a live race says how often
+  // it updates; a finished one shows final results).
   if (await page.locator('.live-panel').count())
-    await page.locator('.live-panel').getByText('Live tracking updates every 2.5 minutes').first().waitFor();
+    await page
+      .locator('.live-panel')
+      .getByText(/Live tracking updates every 2\.5 minutes|Final results/)
+      .first()
+      .waitFor();
   for (const v of await captureScreen(page, name))
     a11y.push(`${name}: ${v.id} ${v.help} ${v.nodes.join(', ')}`);
 }
