@@ -38,6 +38,16 @@ const envSchema = z.object({
   OIDC_CLIENT_ID: optionalString,
   OIDC_API_SCOPE: optionalString,
   ADMIN_GROUP_ID: optionalString,
+  ADMIN_EMAILS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().email('ADMIN_EMAILS must be a comma-separated list of email addresses'))),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO: boolFlag,
   DEMO_ACCOUNTS: boolFlag,

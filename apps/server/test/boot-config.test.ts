@@ -52,3 +52,11 @@ describe('demo accounts', () => {
     expect(loadConfig({ DEMO_ACCOUNTS: 'off' }).demoAccounts).toBe(false);
   });
 });
+
+describe('ADMIN_EMAILS', () => {
+  it('is a comma-separated list of emails', () => {
+    expect(loadConfig({ ADMIN_EMAILS: ' a@x.org, b@y.org ,' }).ADMIN_EMAILS).toEqual(['a@x.org', 'b@y.org']);
+    expect(loadConfig({}).ADMIN_EMAILS).toEqual([]);
+    expect(() => loadConfig({ ADMIN_EMAILS: 'a@x.org, nope' })).toThrow(/ADMIN_EMAILS/);
+  });
+});

@@ -407,3 +407,40 @@ describe('demo accounts switched off (DEMO_ACCOUNTS=off, the default with DATABA
     }
   });
 });
+
+describe('ADMIN_EMAILS (how a real install without demo accounts gets its administrators)', () => {
+  it('puts an account with a listed email in the admin group, and nobody else', async () => {
+    const database = await openDatabase({});
+    const run = await startApp(database, undefined, {
+      DEMO_ACCOUNTS: 'off',
+      ADMIN_EMAILS: 'Boss@Example.org, second@example.org',
+    });
+    try {
+      async function signUp(name: string, email: string) {
+        const browser = new Browser(run.url);
+        const client = new WebClient(browser, run.config);
+        const page = await browser.follow(client.authorizeUrl({ prompt: 'create' }));
+        const ok = await browser.follow(`/oidc/interaction/${interactionUid(page.html!)}/signup`, {
+          form: { name, email, password: 'correct horse battery' },
+        });
+        const code = ok.location?.searchParams.get('code');
+        expect(code).toBeTruthy();
+        return (await (await client.exchange(code!)).json()) as Tokens;
+      }
+      const boss = await signUp('Bea Boss', 'boss@example.org');
+      expect(decodeJwt(boss.id_token).groups).toEqual([run.config.adminGroupId]);
+      expect(decodeJwt(boss.access_token).groups).toEqual([run.config.adminGroupId]);
+      expect(await (await whoami(run, boss.access_token)).json()).toMatchObject({ isAdmin: true });
+      // Stored groups stay empty: the admin right follows the configuration, so removing the email revokes it.
+      const [row] = await database.db.select().from(users).where(eq(users.email, 'boss@example.org'));
+      expect(row.groups).toEqual([]);
+
+      const other = await signUp('Otto Other', 'otto@example.org');
+      expect(decodeJwt(other.id_token).groups).toEqual([]);
+      expect(await (await whoami(run, other.access_token)).json()).toMatchObject({ isAdmin: false });
+    } finally {
+      await run.close();
+      await database.close();
+    }
+  });
+});

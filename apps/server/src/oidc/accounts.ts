@@ -21,11 +21,26 @@ export class DuplicateEmailError extends Error {
   }
 }
 
+export interface AccountStoreOptions {
+  /** ADMIN_EMAILS: accounts with these emails are in the admin group (how a real install gets its first admin). */
+  adminEmails?: string[];
+  adminGroupId?: string;
+}
+
 /** Accounts of the embedded identity provider (table users). Emails are unique case-insensitively. */
-export function createAccountStore(db: Db) {
+export function createAccountStore(db: Db, opts: AccountStoreOptions = {}) {
+  const adminEmails = new Set((opts.adminEmails ?? []).map((e) => e.trim().toLowerCase()).filter(Boolean));
+
+  /** Stored groups, plus the admin group for an ADMIN_EMAILS address (decided at every token, so it can be revoked). */
+  function withConfiguredGroups(account: Account): Account {
+    if (!opts.adminGroupId || !adminEmails.has(account.email.toLowerCase())) return account;
+    if (account.groups.includes(opts.adminGroupId)) return account;
+    return { ...account, groups: [...account.groups, opts.adminGroupId] };
+  }
+
   async function findById(id: string): Promise<Account | undefined> {
     const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
-    return row;
+    return row && withConfiguredGroups(row);
   }
 
   async function findByEmail(email: string): Promise<Account | undefined> {

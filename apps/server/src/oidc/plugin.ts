@@ -35,7 +35,10 @@ export default fp<OidcPluginOptions>(
     const { config } = app;
     if (!config.embeddedIdp) return;
 
-    const accounts = createAccountStore(app.db);
+    const accounts = createAccountStore(app.db, {
+      adminEmails: config.ADMIN_EMAILS,
+      adminGroupId: config.adminGroupId,
+    });
     if (config.demoAccounts) await accounts.seedDemoAccounts(config.adminGroupId);
     const secrets = await loadProviderSecrets(app.db);
     const provider = createProvider({
