@@ -91,6 +91,7 @@ it('reads as final results once End Race is pressed, live until then', async () 
   await page.locator('[data-status="live"]').waitFor();
   expect(server.app.live.viewerCount(ending.raceId)).toBe(1);
   await expect(head.textContent()).resolves.toContain('Live tracking updates every 2.5 minutes');
+  await expect(page.locator('.hero-top .pill').textContent()).resolves.toBe('Live');
   await expect(page.locator('.live-status', { hasText: 'No signal' }).count()).resolves.toBe(2);
 
   await endRace(server.app.db, 'dir-live', ending.raceId);
@@ -101,6 +102,8 @@ it('reads as final results once End Race is pressed, live until then', async () 
   // ...and lets go of the live stream: the page is still open, but the server has no viewer of this race left.
   await expect.poll(() => server.app.live.viewerCount(ending.raceId)).toBe(0);
   await expect(page.locator('#live-title').textContent()).resolves.toBe('Final results');
+  // The race header follows the stream too: the pill no longer says Live.
+  await expect(page.locator('.hero-top .pill').textContent()).resolves.toBe('Finished');
   await expect(head.textContent()).resolves.toMatch(/Race finished at \d{1,2}:\d{2}/);
   await expect(head.textContent()).resolves.not.toContain('Connected');
   await expect(head.textContent()).resolves.not.toContain('Live tracking updates');

@@ -17,10 +17,12 @@ export interface LiveRacePanelProps {
   race: Race;
   course: Course | null;
   runners: PublicRunner[];
+  /** Told when the stream moves the race to another phase (Start/End Race seen live), so the page can follow. */
+  onPhaseChange?: (phase: RacePhase) => void;
 }
 
 /** The live race on the race detail screen: map, leaderboard and elevation profile, fed by one SSE stream. */
-export function LiveRacePanel({ race }: LiveRacePanelProps) {
+export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
   const config = useAppConfig();
   const { state, status } = useLiveRace(race.RaceId);
   const [track, setTrack] = useState<CourseTrack | null>(null);
@@ -41,6 +43,9 @@ export function LiveRacePanel({ race }: LiveRacePanelProps) {
     [clockStartedAt, clockStoppedAt, serverOffsetMs],
   );
   const phase = racePhase(race, clock, state.updatedAt !== null);
+  useEffect(() => {
+    onPhaseChange?.(phase);
+  }, [phase, onPhaseChange]);
   const followed = followId !== null ? state.rows.get(followId) : undefined;
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Course, PublicRunner, Race } from '@racebeacon/domain';
 import { isOwner, useAuth } from '../../app/auth-adapter';
@@ -16,9 +16,19 @@ import { directorRacesApi, openRacesApi } from './api';
 import { RaceFields, type RaceFieldValues } from './race-fields';
 import { StagePill } from './race-status';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import type { RacePhase } from '../live/live-clock';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
 const LiveRacePanel = lazy(() => import('../live').then((m) => ({ default: m.LiveRacePanel })));
+
+/** The race as the live stream sees it: started/finished follow Start and End Race as they happen. */
+function withLivePhase(race: Race, phase: RacePhase): Race {
+  return {
+    ...race,
+    HasStarted: race.HasStarted || phase !== 'upcoming',
+    HasFinished: race.HasFinished || phase === 'finished',
+  };
+}
 
 interface RaceView {
   race: Race;
@@ -62,6 +72,10 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
   const [editing, setEditing] = useState<RaceFieldValues | null>(null);
   // Why the last race action did nothing (the server's message): shown in the race card.
   const [error, setError] = useState<string | null>(null);
+  // What the live stream says about the race's phase (End Race pressed while the page is open): the header pill
+  // follows it without reloading the page.
+  const [live, setLive] = useState<{ raceId: number; phase: RacePhase } | null>(null);
+  const onPhaseChange = useCallback((phase: RacePhase) => setLive({ raceId: id, phase }), [id]);
   useDocumentTitle(view.data?.race.Name ?? (view.error ? 'Race not found' : 'Race'));
 
   if (!view.data) {
@@ -163,7 +177,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
           <>
             <div className="hero-top">
               <h1 className="race-title">{race.Name}</h1>
-              <StagePill race={race} />
+              <StagePill race={live?.raceId === race.RaceId ? withLivePhase(race, live.phase) : race} />
             </div>
             <dl className="hero-meta">
               <div>
@@ -252,7 +266,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             </div>
           }
         >
-          <LiveRacePanel race={race} course={course} runners={runners} />
+          <LiveRacePanel race={race} course={course} runners={runners} onPhaseChange={onPhaseChange} />
         </Suspense>
       )}
 
