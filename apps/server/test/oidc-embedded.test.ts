@@ -444,3 +444,33 @@ describe('ADMIN_EMAILS (how a real install without demo accounts gets its admini
     }
   });
 });
+
+describe('password guessing', () => {
+  it('holds an email back after 10 wrong passwords (even the right one then waits); other accounts are unaffected', async () => {
+    const database = await openDatabase({});
+    const run = await startApp(database);
+    try {
+      const browser = new Browser(run.url);
+      const client = new WebClient(browser, run.config);
+      const page = await browser.follow(client.authorizeUrl());
+      const uid = interactionUid(page.html!);
+      const attempt = (email: string, password: string) =>
+        browser.follow(`/oidc/interaction/${uid}/login`, { form: { email, password } });
+      // A right password gives its attempt back: signing in never counts against a user.
+      for (let i = 0; i < 10; i++) {
+        const wrong = await attempt(DEMO_ACCOUNTS.director1.email, `guess-${i}`);
+        expect(wrong.res.status).toBe(200);
+        expect(wrong.html).toContain('Wrong email or password.');
+      }
+      const held = await attempt(DEMO_ACCOUNTS.director1.email.toUpperCase(), 'demo');
+      expect(held.res.status).toBe(429);
+      expect(held.location).toBeNull();
+      expect(held.html).toContain('Too many sign-in attempts. Wait a few minutes, then try again.');
+      const other = await attempt(DEMO_ACCOUNTS.director2.email, 'demo');
+      expect(other.location?.searchParams.get('code')).toBeTruthy();
+    } finally {
+      await run.close();
+      await database.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import { createLocalJWKSet } from 'jose';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import { createTokenVerifier } from '../auth/token-verifier';
+import { TokenBuckets } from '../ingest/rate-limit';
 import { createAccountStore, DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
 import { loadProviderSecrets, publicJwks } from './keys';
 import { messagePage, signInPage, signUpPage, type SignUpErrors } from './pages';
@@ -109,6 +110,11 @@ async function interactionRoutes(
   await app.register(formbody);
   const { config } = app;
   const productName = config.PRODUCT_NAME;
+
+  // Password guessing: 10 attempts per email and 50 per client address, refilled over 15 minutes. A successful
+  // sign-in gives its attempt back, so a user who mistypes once is never held up.
+  const attemptsPerEmail = new TokenBuckets({ capacity: 10, perSecond: 10 / 900 });
+  const attemptsPerIp = new TokenBuckets({ capacity: 50, perSecond: 50 / 900 });
 
   const html = (reply: FastifyReply, body: string, status = 200) =>
     reply
@@ -220,7 +226,25 @@ async function interactionRoutes(
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { email, password } = credentialsSchema.parse(request.body ?? {});
+    const emailKey = email.toLowerCase();
+    if (email && password && !(attemptsPerEmail.take(emailKey) && attemptsPerIp.take(request.ip))) {
+      return html(
+        reply,
+        signInPage({
+          productName,
+          uid: interaction.uid,
+          email,
+          error: 'Too many sign-in attempts. Wait a few minutes, then try again.',
+          demos: await demoButtons(),
+        }),
+        429,
+      );
+    }
     const found = email && password ? await accounts.authenticate(email, password) : undefined;
+    if (found) {
+      attemptsPerEmail.give(emailKey);
+      attemptsPerIp.give(request.ip);
+    }
     // Demo accounts (password "demo") stop working as soon as DEMO_ACCOUNTS is off.
     const account = found && (!found.isDemo || config.demoAccounts) ? found : undefined;
     if (!account) {
