@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
+import { ModalDialog } from './modal-dialog';
 
 export interface SelectOption {
   value: string;
@@ -24,58 +25,35 @@ export function SelectDialog({
   onConfirm(value: string): void;
   onClose(): void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const [value, setValue] = useState('');
   const id = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={`${id}-title`}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <form
-        method="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (value) onConfirm(value);
-        }}
-      >
-        <h2 id={`${id}-title`}>{title}</h2>
-        {options === undefined ? (
-          <p>Loading…</p>
-        ) : options.length === 0 ? (
-          <p className="muted">{emptyText}</p>
-        ) : (
-          <div className="field">
-            <label htmlFor={`${id}-select`}>{label}</label>
-            <select id={`${id}-select`} value={value} onChange={(e) => setValue(e.target.value)} autoFocus>
-              <option value="">Choose…</option>
-              {options.map((o) => (
-                <option key={o.value} value={o.value}>
-                  {o.label}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
-        <div className="dialog-actions">
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary" disabled={!value}>
-            Confirm
-          </button>
+    <ModalDialog title={title} onClose={onClose} onSubmit={() => value && onConfirm(value)}>
+      {options === undefined ? (
+        <p>Loading…</p>
+      ) : options.length === 0 ? (
+        <p className="muted">{emptyText}</p>
+      ) : (
+        <div className="field">
+          <label htmlFor={`${id}-select`}>{label}</label>
+          <select id={`${id}-select`} value={value} onChange={(e) => setValue(e.target.value)} autoFocus>
+            <option value="">Choose…</option>
+            {options.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
         </div>
-      </form>
-    </dialog>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="btn btn-ghost" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={!value}>
+          Confirm
+        </button>
+      </div>
+    </ModalDialog>
   );
 }

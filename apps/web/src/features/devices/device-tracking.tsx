@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
+import { ModalDialog } from '../../components/modal-dialog';
 import type { AdminDevice, DeviceSource } from '@racebeacon/domain';
 import { api } from '../../lib/api-client';
 
@@ -52,18 +53,11 @@ export function DeviceTrackingDialog({
   onClose(): void;
   onChanged(): void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const id = useId();
   const [source, setSource] = useState<DeviceSource>(device.Source ?? 'osmand');
   const [hardwareId, setHardwareId] = useState(device.HardwareId ?? '');
   const [key, setKey] = useState(device.TrackingKey);
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
-  }, []);
-
   const hint = HARDWARE_HINT[source];
 
   async function save() {
@@ -93,73 +87,56 @@ export function DeviceTrackingDialog({
   }
 
   return (
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={`${id}-title`}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <form
-        method="dialog"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <h2 id={`${id}-title`}>Tracking: {device.Name}</h2>
-        <div className="field">
-          <label htmlFor={`${id}-source`}>Source</label>
-          <select
-            id={`${id}-source`}
-            value={source}
-            onChange={(e) => setSource(e.target.value as DeviceSource)}
-            autoFocus
-          >
-            {DEVICE_SOURCES.map((s) => (
-              <option key={s} value={s}>
-                {SOURCE_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-hw`}>Hardware id</label>
-          <input
-            id={`${id}-hw`}
-            value={hardwareId}
-            maxLength={100}
-            placeholder={hint ?? 'Not needed: phones use the tracking key'}
-            onChange={(e) => setHardwareId(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-key`}>Tracking key</label>
-          <input id={`${id}-key`} value={key} readOnly onFocus={(e) => e.currentTarget.select()} />
-          <p className="muted">
-            Traccar Client: device identifier. OsmAnd: the <code>id</code> in the tracking URL. OwnTracks: the
-            password. Keep it secret: whoever has it can report positions for this device.
-          </p>
-        </div>
-        {problem && (
-          <p role="alert" className="notice">
-            {problem}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <button type="button" className="btn btn-ghost" onClick={() => void rotate()}>
-            Rotate key
-          </button>
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="btn btn-primary">
-            Save
-          </button>
-        </div>
-      </form>
-    </dialog>
+    <ModalDialog title={`Tracking: ${device.Name}`} onClose={onClose} onSubmit={() => void save()}>
+      <div className="field">
+        <label htmlFor={`${id}-source`}>Source</label>
+        <select
+          id={`${id}-source`}
+          value={source}
+          onChange={(e) => setSource(e.target.value as DeviceSource)}
+          autoFocus
+        >
+          {DEVICE_SOURCES.map((s) => (
+            <option key={s} value={s}>
+              {SOURCE_LABELS[s]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-hw`}>Hardware id</label>
+        <input
+          id={`${id}-hw`}
+          value={hardwareId}
+          maxLength={100}
+          placeholder={hint ?? 'Not needed: phones use the tracking key'}
+          onChange={(e) => setHardwareId(e.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-key`}>Tracking key</label>
+        <input id={`${id}-key`} value={key} readOnly onFocus={(e) => e.currentTarget.select()} />
+        <p className="muted">
+          Traccar Client: device identifier. OsmAnd: the <code>id</code> in the tracking URL. OwnTracks: the
+          password. Keep it secret: whoever has it can report positions for this device.
+        </p>
+      </div>
+      {problem && (
+        <p role="alert" className="notice">
+          {problem}
+        </p>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="btn btn-ghost" onClick={() => void rotate()}>
+          Rotate key
+        </button>
+        <button type="button" className="btn btn-ghost" onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary">
+          Save
+        </button>
+      </div>
+    </ModalDialog>
   );
 }
