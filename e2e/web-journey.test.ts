@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, newPage, type WatchedPage } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
-import { signIn } from './support/auth';
+import { signIn, signOut } from './support/auth';
 import { gpxTrack } from './support/gpx';
 import { answerDialogs, appErrors, captureScreen, navItems, seedRace } from './support/web';
 
@@ -534,8 +534,7 @@ describe('the life of a race', () => {
 
   it('logout returns to the signed-out navigation', async () => {
     const { page } = director;
-    await page.getByRole('button', { name: 'Logout' }).click();
-    await page.waitForURL(`${server.url}/`);
+    await signOut(page, server.url);
     await expect.poll(() => navItems(page)).toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
   });
 

@@ -29,7 +29,13 @@ export async function signIn(page: Page, baseUrl: string, who: DemoAccount): Pro
 /** Signs out through the app's Logout button and waits until the app shows the signed-out nav on /. */
 export async function signOut(page: Page, baseUrl: string): Promise<void> {
   const origin = new URL(baseUrl).origin;
-  await page.getByRole('button', { name: 'Logout' }).click();
+  // Logout leaves the app for the provider's end-session page and comes back to /. The app may show the
+  // signed-out nav for a moment before it leaves, so wait for the round trip, not just for the button.
+  await Promise.all([
+    page.waitForURL((u) => u.pathname.startsWith('/oidc'), { waitUntil: 'commit' }),
+    page.getByRole('button', { name: 'Logout' }).click(),
+  ]);
+  await page.waitForURL((u) => u.origin === origin && u.pathname === '/');
   await page.getByRole('button', { name: 'Director Login' }).waitFor();
   const url = new URL(page.url());
   if (url.origin !== origin || url.pathname !== '/') throw new Error(`signOut ended on ${page.url()}`);
