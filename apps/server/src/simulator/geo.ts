@@ -25,21 +25,3 @@ export function cumulativeDistances(points: CoursePoint[]): number[] {
 export function offset(lat: number, lon: number, north: number, east: number): [number, number] {
   return [lat + (north / R) * (180 / Math.PI), lon + (east / (R * Math.cos(rad(lat)))) * (180 / Math.PI)];
 }
-
-/** Deterministic pseudo-random numbers (mulberry32), so a demo looks the same on every start. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Standard normal sample from a uniform source (Box–Muller). */
-export function gaussian(random: () => number): number {
-  const u = Math.max(random(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-}

@@ -1,5 +1,6 @@
 import { CourseModel } from './course-model';
-import { gaussian, offset, rng, type CoursePoint } from './geo';
+import { gaussian, seededRandom } from '@racebeacon/domain';
+import { offset, type CoursePoint } from './geo';
 
 /**
  * Moves a race's runners along its course and reports them as phones running Traccar Client would: real OsmAnd
@@ -70,9 +71,9 @@ export class RaceSimulator {
     this.course = new CourseModel(opts.course);
     this.speed = opts.speed ?? 1;
     this.intervalS = opts.intervalS ?? 150;
-    const random = rng(opts.seed ?? 42);
+    const random = seededRandom(opts.seed ?? 42);
     this.runners = opts.runners.map((r, i) => {
-      const own = rng(Math.floor(random() * 2 ** 31) + i);
+      const own = seededRandom(Math.floor(random() * 2 ** 31) + i);
       // Flat-equivalent paces from about 4:45 to 9:30 min/km: from the podium to the back of the pack.
       const pace = 285 + 285 * own() ** 1.3;
       return {
