@@ -182,10 +182,16 @@ export class LiveService {
           leaderboardJson: null,
         };
         this.races.set(raceId, entry);
-        for (const e of loading.queued) this.onEvent(e);
+        // Out of `loading` before the replay: onEvent queues events for races still loading, so replaying while
+        // listed there would push each event back onto the array being walked (an endless loop).
+        this.loading.delete(raceId);
+        const queued = loading.queued.splice(0);
+        for (const e of queued) this.onEvent(e);
         return entry;
       })
-      .finally(() => this.loading.delete(raceId));
+      .finally(() => {
+        if (this.loading.get(raceId) === loading) this.loading.delete(raceId);
+      });
     this.loading.set(raceId, loading);
     return loading.promise;
   }
