@@ -2,7 +2,10 @@ import { gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
-/** The first screen's JavaScript budget (issue #4): entry chunk plus everything it imports statically. */
+/**
+ * The first screen's JavaScript budget: entry chunk plus everything it imports statically. It keeps the first
+ * visit fast on a phone at a race venue; heavy code (the live map) belongs in lazy chunks.
+ */
 const FIRST_SCREEN_BUDGET_KB = 150;
 
 /**

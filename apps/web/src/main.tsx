@@ -2,8 +2,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import './styles.css';
-import { AppConfigContext, fetchAppConfig } from './app/app-config';
-import { AuthProvider, getAccessToken } from './app/auth-adapter';
+import { AppConfigContext, fetchAppConfig } from './lib/app-config';
+import { AuthProvider, getAccessToken } from './lib/auth';
 import { createAppRouter } from './app/router';
 import { setAccessTokenSource } from './lib/api-client';
 

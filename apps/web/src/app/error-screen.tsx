@@ -1,7 +1,10 @@
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
-import { paths } from './paths';
+import { paths } from '../lib/paths';
 
-/** The router's error screen (seed-spec section 8). */
+/**
+ * The router's error screen: shown when a screen throws while rendering or loading, instead of a blank page. The link
+ * reloads the document, so the app starts again from a clean state.
+ */
 export function ErrorScreen() {
   const error = useRouteError();
   const detail = isRouteErrorResponse(error)

@@ -1,9 +1,9 @@
 import { Navigate, Outlet } from 'react-router';
-import { useAuth } from './auth-adapter';
-import { paths } from './paths';
+import { useAuth } from '../lib/auth';
+import { paths } from '../lib/paths';
 import { PageSpinner } from '../components/page-state';
 
-/** Signed-in routes: a signed-out visitor is sent to / (seed-spec section 2). */
+/** Signed-in routes: a signed-out visitor is sent to the home page, where the sign-in button is. */
 export function RequireSignedIn() {
   const auth = useAuth();
   if (auth.status === 'interaction') return <PageSpinner />;

@@ -1,9 +1,9 @@
 import { NavLink, Outlet, Link, ScrollRestoration } from 'react-router';
-import { useAuth } from './auth-adapter';
-import { useAppConfig } from './app-config';
-import { paths } from './paths';
+import { useAuth } from '../lib/auth';
+import { useAppConfig } from '../lib/app-config';
+import { paths } from '../lib/paths';
 import { SpinnerOverlay, useBusy } from './spinner';
-import { LogoMark } from './logo';
+import { LogoMark } from '../components/logo';
 
 function Nav() {
   const auth = useAuth();

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { EmptyState } from '../components/page-state';
-import { paths } from './paths';
+import { paths } from '../lib/paths';
 
 export function NotFoundPage() {
   return (

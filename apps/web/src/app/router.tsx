@@ -2,16 +2,16 @@ import { createBrowserRouter } from 'react-router';
 import { Layout } from './layout';
 import { ErrorScreen } from './error-screen';
 import { RequireAdmin, RequireSignedIn } from './guards';
-import { paths, routePatterns } from './paths';
+import { paths, routePatterns } from '../lib/paths';
 import { HomePage } from '../features/home/home-page';
 import { RacesPage } from '../features/races/races-page';
-import { RaceDetailPage } from '../features/races/race-detail-page';
 import { MyRacesPage } from '../features/races/my-races-page';
 import { RaceRequestsPage } from '../features/requests/race-requests-page';
-import { DevicesPage } from '../features/devices/devices-page';
 import { PrivacyPage } from '../features/legal/privacy-page';
 import { TermsPage } from '../features/legal/terms-page';
 import { NotFoundPage } from './not-found';
+import { RaceDetailPage } from './routes/race-detail';
+import { DevicesRoute } from './routes/devices';
 
 export function createAppRouter() {
   return createBrowserRouter([
@@ -38,7 +38,7 @@ export function createAppRouter() {
               element: <RequireAdmin />,
               children: [
                 { path: paths.raceRequests, element: <RaceRequestsPage /> },
-                { path: paths.devices, element: <DevicesPage /> },
+                { path: paths.devices, element: <DevicesRoute /> },
               ],
             },
             { path: '*', element: <NotFoundPage /> },

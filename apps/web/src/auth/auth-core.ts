@@ -4,7 +4,7 @@ import { AuthError, toAuthError } from './errors';
  * The token layer's core, free of React and of the DOM: storage, clock and the OIDC transport are injected, so
  * every rule below is unit-tested in Node (auth-core.test.ts).
  *
- * Rules (seed-spec sections 4, 7, 8, 9):
+ * Rules:
  * - sign-in state: no account / active account / interaction in progress; at start, with no active account but
  *   cached accounts, the first cached account becomes active; each interactive login's account becomes active;
  * - getAccessToken for the single API scope: cached token while valid → refresh token unless it is within 300 s
@@ -427,7 +427,7 @@ export function accountFromClaims(claims: Record<string, unknown>): Account {
   };
 }
 
-/** Ownership (seed-spec section 6): the account's object id equals the race's DirectorId. */
+/** Ownership: the account's object id equals the race's DirectorId (the id the server stored when it was created). */
 export function isOwner(
   account: Pick<Account, 'id'> | null | undefined,
   race: { DirectorId?: string | null } | null | undefined,

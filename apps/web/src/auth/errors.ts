@@ -1,6 +1,6 @@
 /**
- * The sign-in error catalogue (seed-spec section 8). Messages are developer-facing: they go to the console and
- * to event listeners, never to a crash.
+ * The sign-in error catalogue: one code per way sign-in or token renewal can fail. Messages are developer-facing:
+ * they go to the console and to event listeners, never to a crash.
  */
 export type AuthErrorCode =
   | 'unexpected_error'

@@ -22,7 +22,7 @@ export interface AuthSettings {
 
 /** What OpenID Connect itself needs: an ID token with the profile and email claims, and a refresh token. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
-/** The application's own login scopes: none (seed-spec section 9); the API scope is acquired for API calls. */
+/** Scopes the app itself asks for at sign-in besides OIDC's: none. The API scope is added by authorizationScope. */
 export const LOGIN_SCOPES: string[] = [];
 export const SILENT_RENEW_PATH = '/auth/silent-renew';
 

@@ -2,7 +2,7 @@ import type { ApiFailure } from '../lib/api-client';
 
 /**
  * The server's reason for a failed action, next to the form or control that caused it. The API client has already
- * logged 'API Fetch Error:' (seed-spec section 8); without this line a director would not know why nothing changed
+ * logged 'API Fetch Error:' for developers; without this line a director would not know why nothing changed
  * (a duplicate bib, an invalid GPX file, a race that has already started…).
  */
 export function FormError({ message }: { message: string | null }) {

@@ -8,7 +8,7 @@ export interface SelectOption {
 
 /**
  * A modal picker (native <dialog>: focus is trapped and Escape closes it). Confirm stays disabled until a choice
- * is made (seed-spec section 5).
+ * is made, so confirming can never send an empty selection.
  */
 export function SelectDialog({
   title,

@@ -1,8 +1,9 @@
 /**
- * The one API client (seed-spec section 7): base path /api, bearer token when signed in, JSON unless a file is
- * sent, JSON responses, a non-OK response rejects with its parsed body after logging 'API Fetch Error:'.
- * Every call that does not opt out with { background: true } counts as "in flight" and drives the global
- * spinner overlay, which blocks input while any such call runs (seed-spec section 2).
+ * The one way the browser calls the API: base path /api, a bearer token when signed in, JSON unless a file is sent,
+ * JSON responses; a non-OK response rejects with its parsed body after logging 'API Fetch Error:' to the console, so
+ * every failed call leaves a trace a developer can find. Every call that does not opt out with { background: true }
+ * counts as "in flight" and drives the global spinner overlay, which blocks input while any such call runs, so a
+ * click cannot land on a screen that is about to change; background refreshes (live data) opt out.
  */
 
 export const API_BASE = '/api';
@@ -82,6 +83,8 @@ export async function apiFetch<T>(path: string, opts: RequestOptions = {}): Prom
         signal: opts.signal,
       });
     } catch (err) {
+      // Cancelled by the caller (the screen that asked went away): not a failure, nothing to log.
+      if (opts.signal?.aborted) throw err;
       console.error('API Fetch Error:', err);
       throw { status: 0, error: 'network_error', message: String(err) } satisfies ApiFailure;
     }

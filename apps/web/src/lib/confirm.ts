@@ -1,4 +1,7 @@
-/** The spec's confirmation texts (seed-spec section 5), verbatim, in one place. */
+/**
+ * The texts of the confirmation prompts and alerts, in one place: every destructive or irreversible action asks
+ * first, always in the same words (the browser tests check them word for word).
+ */
 export const CONFIRM = {
   deleteRunner: 'Are you sure you want to delete this runner?',
   deleteRace: 'Are you sure you want to delete this race?',

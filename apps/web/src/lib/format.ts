@@ -2,7 +2,7 @@
 
 export const yn = (value: boolean): string => (value ? 'Y' : 'N');
 
-/** StartTime in the viewer's local format, or a dash (seed-spec section 2). */
+/** StartTime in the viewer's local format and time zone, or a dash when there is none. */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return '-';
   const d = new Date(iso);
@@ -14,7 +14,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
  * The start time as a local ISO string ("YYYY-MM-DDTHH:mm:ss±hh:mm"). The editor shows its first 16 characters
- * (seed-spec section 2), which is exactly what a datetime-local input takes, in the viewer's own time zone.
+ * ("YYYY-MM-DDTHH:mm"), which is exactly what a datetime-local input takes, in the viewer's own time zone.
  */
 export function toLocalIso(iso: string): string {
   const d = new Date(iso);

@@ -1,4 +1,4 @@
-import type { AdminDevice, Device, DeviceCreateBody } from '@racebeacon/domain';
+import type { AdminDevice, Device, DeviceCreateBody, DeviceSource } from '@racebeacon/domain';
 import { api } from '../../lib/api-client';
 
 export const adminDevicesApi = {
@@ -10,10 +10,36 @@ export const adminDevicesApi = {
   unassign: (deviceId: number) => api.put<unknown>(`/admin/devices/${deviceId}/unassign`),
 };
 
+/**
+ * The director's side: the race's free devices, and handing one to a runner. The race screen (src/app/routes) gives
+ * these to the runners table.
+ */
 export const directorDevicesApi = {
   available: (raceId: number) => api.get<Device[]>(`/director/devices/race/${raceId}/available`),
   assignRunner: (deviceId: number, raceId: number, runnerId: number) =>
     api.put<unknown>(`/director/devices/${deviceId}/race/${raceId}/assign-runner/${runnerId}`),
   unassign: (deviceId: number, raceId: number) =>
     api.put<unknown>(`/director/devices/${deviceId}/race/${raceId}/unassign`),
+};
+
+export const deviceTrackingApi = {
+  update: (deviceId: number, body: { Source: DeviceSource; HardwareId: string | null }) =>
+    api.put<AdminDevice>(`/admin/devices/${deviceId}`, body),
+  rotateKey: (deviceId: number) => api.post<AdminDevice>(`/admin/devices/${deviceId}/rotate-key`),
+};
+
+/** As GET /api/admin/spot-feeds returns it (the password is write-only). */
+export interface SpotFeed {
+  Id: number;
+  FeedId: string;
+  HasPassword: boolean;
+  LastPolledAt: string | null;
+  LastError: string | null;
+  CreatedAt: string;
+}
+
+export const spotFeedsApi = {
+  list: () => api.get<SpotFeed[]>('/admin/spot-feeds'),
+  create: (body: { FeedId: string; FeedPassword?: string }) => api.post<SpotFeed>('/admin/spot-feeds', body),
+  remove: (id: number) => api.del<unknown>(`/admin/spot-feeds/${id}`),
 };

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { ModalDialog } from '../../components/modal-dialog';
 import type { AdminDevice, DeviceSource } from '@racebeacon/domain';
-import { api } from '../../lib/api-client';
+import { deviceTrackingApi } from './api';
 
 const SOURCE_LABELS: Record<DeviceSource, string> = {
   osmand: 'Traccar Client / OsmAnd (phone)',
@@ -33,12 +33,6 @@ const DEVICE_SOURCES: readonly DeviceSource[] = [
 ];
 
 export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
-
-export const deviceTrackingApi = {
-  update: (deviceId: number, body: { Source: DeviceSource; HardwareId: string | null }) =>
-    api.put<AdminDevice>(`/admin/devices/${deviceId}`, body),
-  rotateKey: (deviceId: number) => api.post<AdminDevice>(`/admin/devices/${deviceId}/rotate-key`),
-};
 
 /**
  * How a device reports: its Source, the HardwareId its network uses, and (for phone apps) the tracking key to

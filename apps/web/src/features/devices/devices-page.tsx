@@ -5,14 +5,16 @@ import { SelectDialog } from '../../components/select-dialog';
 import { formatDateTime } from '../../lib/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
-import { openRacesApi } from '../races/api';
 import { adminDevicesApi } from './api';
 import { DeviceTrackingDialog, sourceLabel } from './device-tracking';
 import { SpotFeedsSection } from './spot-feeds';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
-/** /add-device (admin): the tracking devices, their state, and which race and runner hold them. */
-export function DevicesPage() {
+/**
+ * /add-device (admin): the tracking devices, their state, and which race and runner hold them. Race data belongs to
+ * the races feature: the screen that renders this page passes in how to list the races a device may go to.
+ */
+export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promise<Race[]> }) {
   useDocumentTitle('Devices');
   const devices = useResource(() => adminDevicesApi.list(), []);
   const [adding, setAdding] = useState(false);
@@ -48,9 +50,8 @@ export function DevicesPage() {
   function openAssign(device: AdminDevice) {
     setRaces(undefined);
     setAssigning(device);
-    // Only races that have not started yet may receive a device (seed-spec section 4).
-    openRacesApi
-      .notStarted()
+    // Only races that have not started yet are offered: the server refuses to put a device into a running race.
+    assignableRaces()
       .then(setRaces)
       .catch(() => setRaces([]));
   }

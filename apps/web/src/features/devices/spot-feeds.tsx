@@ -1,23 +1,7 @@
 import { useId, useState } from 'react';
-import { api } from '../../lib/api-client';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
-
-/** As GET /api/admin/spot-feeds returns it (the password is write-only). */
-export interface SpotFeed {
-  Id: number;
-  FeedId: string;
-  HasPassword: boolean;
-  LastPolledAt: string | null;
-  LastError: string | null;
-  CreatedAt: string;
-}
-
-export const spotFeedsApi = {
-  list: () => api.get<SpotFeed[]>('/admin/spot-feeds'),
-  create: (body: { FeedId: string; FeedPassword?: string }) => api.post<SpotFeed>('/admin/spot-feeds', body),
-  remove: (id: number) => api.del<unknown>(`/admin/spot-feeds/${id}`),
-};
+import { spotFeedsApi, type SpotFeed } from './api';
 
 /**
  * SPOT shared-page feeds the server polls (every 2.5 minutes, only while a race using SPOT devices is live or

@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
-import { useAppConfig } from '../../app/app-config';
-import { LogoMark } from '../../app/logo';
-import { paths } from '../../app/paths';
+import { useAppConfig } from '../../lib/app-config';
+import { LogoMark } from '../../components/logo';
+import { paths } from '../../lib/paths';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
-/** The four selling points, verbatim from seed-spec section 1. */
+/** The four selling points shown on the home page. */
 export const SELLING_POINTS = [
   'live tracking updates every 2.5 minutes',
   'works remotely with no cell service',

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useAppConfig } from '../../app/app-config';
+import { useAppConfig } from '../../lib/app-config';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
 export const EFFECTIVE_DATE = 'October 1, 2025';

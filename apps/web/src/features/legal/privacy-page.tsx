@@ -1,4 +1,4 @@
-import { useAppConfig } from '../../app/app-config';
+import { useAppConfig } from '../../lib/app-config';
 import { LegalPage } from './legal-page';
 
 export function PrivacyPage() {

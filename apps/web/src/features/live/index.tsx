@@ -1,12 +1,13 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import type { Course, LeaderboardRow, PublicRunner, Race } from '@racebeacon/domain';
-import { useAppConfig } from '../../app/app-config';
+import type { LeaderboardRow, Race } from '@racebeacon/domain';
+import { useAppConfig } from '../../lib/app-config';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';
 import { formatClock, formatDateTime, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
 import { racePhase, type RacePhase } from './live-clock';
 import { sortRows } from './live-store';
-import { fetchCourseTrack, type CourseTrack } from './live-types';
+import { liveApi } from './api';
+import type { CourseTrack } from './live-types';
 import { useLiveRace, type ConnectionStatus } from './use-live-race';
 import './live.css';
 
@@ -15,8 +16,6 @@ const LiveMap = lazy(() => import('./live-map'));
 
 export interface LiveRacePanelProps {
   race: Race;
-  course: Course | null;
-  runners: PublicRunner[];
   /** Told when the stream moves the race to another phase (Start/End Race seen live), so the page can follow. */
   onPhaseChange?: (phase: RacePhase) => void;
 }
@@ -30,7 +29,7 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
 
   useEffect(() => {
     const ctrl = new AbortController();
-    fetchCourseTrack(race.RaceId, ctrl.signal).then(setTrack, (err: unknown) => {
+    liveApi.courseTrack(race.RaceId, ctrl.signal).then(setTrack, (err: unknown) => {
       if (!ctrl.signal.aborted) console.warn('Could not load the course track:', err);
     });
     return () => ctrl.abort();
@@ -155,5 +154,3 @@ function FollowedDetails({ row, phase }: { row: LeaderboardRow; phase: RacePhase
   else if (!over && row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
   return parts.length ? <span className="live-follow__details">{parts.join(' · ')}</span> : null;
 }
-
-export default LiveRacePanel;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { failureMessage, FormError } from '../../components/form-error';
-import { paths } from '../../app/paths';
+import { paths } from '../../lib/paths';
 import { fromLocalInput } from '../../lib/format';
 import { byRelevance } from '../../lib/race-order';
 import { useResource } from '../../lib/use-resource';

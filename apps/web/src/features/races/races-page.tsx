@@ -1,5 +1,5 @@
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
-import { paths } from '../../app/paths';
+import { paths } from '../../lib/paths';
 import { byRelevance } from '../../lib/race-order';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from './api';

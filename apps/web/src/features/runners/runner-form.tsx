@@ -18,7 +18,7 @@ export const emptyRunner: RunnerFieldValues = {
   Age: '',
 };
 
-/** Add or edit a runner. Gender is M or F, M by default (seed-spec section 5). */
+/** Add or edit a runner. Gender is M or F (the values the API accepts), M by default. */
 export function RunnerForm({
   initial,
   submitLabel,

@@ -1,12 +1,10 @@
 import { Fragment, useId, useState } from 'react';
-import type { PublicRunner, Runner } from '@racebeacon/domain';
+import type { Device, PublicRunner, Runner } from '@racebeacon/domain';
 import { failureMessage, FormError } from '../../components/form-error';
 import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
-import { directorDevicesApi } from '../devices/api';
 import { runnersApi } from './api';
 import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
-import type { Device } from '@racebeacon/domain';
 
 const toBody = (v: RunnerFieldValues) => ({
   FirstName: v.FirstName.trim(),
@@ -32,22 +30,35 @@ const deviceLabel = (r: PublicRunner, deviceId: number): string =>
   (r as Runner).DeviceName || `Device #${deviceId}`;
 
 /**
- * The runners table. The race director adds, edits and deletes runners and hands devices to them; device
- * assignment is offered only for approved races (seed-spec section 4).
+ * How the runners table hands a race's tracking devices to its runners. The devices feature owns these calls; the
+ * screen that renders the table passes them in.
+ */
+export interface RunnerDeviceActions {
+  /** The race's devices no runner holds yet. */
+  available(raceId: number): Promise<Device[]>;
+  assignRunner(deviceId: number, raceId: number, runnerId: number): Promise<unknown>;
+  unassign(deviceId: number, raceId: number): Promise<unknown>;
+}
+
+/**
+ * The runners table. The race director adds, edits and deletes runners and hands devices to them. The device column
+ * appears only when `deviceActions` is given: the screen passes them to the owner of an approved race, since an
+ * administrator can only pick an approved race when handing it devices.
  */
 export function RunnersSection({
   raceId,
   runners,
   canManage,
-  canAssignDevices,
+  deviceActions,
   onChanged,
 }: {
   raceId: number;
   runners: PublicRunner[];
   canManage: boolean;
-  canAssignDevices: boolean;
+  deviceActions?: RunnerDeviceActions;
   onChanged(): Promise<void>;
 }) {
+  const canAssignDevices = deviceActions !== undefined;
   const id = useId();
   const [adding, setAdding] = useState(false);
   const [editingId, setEditingId] = useState<number | null>(null);
@@ -85,8 +96,8 @@ export function RunnersSection({
   function openAssign(runner: PublicRunner) {
     setAvailable(undefined);
     setAssignTo(runner);
-    directorDevicesApi
-      .available(raceId)
+    deviceActions
+      ?.available(raceId)
       .then(setAvailable)
       .catch(() => setAvailable([]));
   }
@@ -94,16 +105,16 @@ export function RunnersSection({
   async function assign(deviceId: string) {
     const runner = assignTo;
     setAssignTo(null);
-    if (!runner) return;
+    if (!runner || !deviceActions) return;
     setError(null);
-    await directorDevicesApi.assignRunner(Number(deviceId), raceId, runner.RunnerId).catch(fail);
+    await deviceActions.assignRunner(Number(deviceId), raceId, runner.RunnerId).catch(fail);
     await onChanged();
   }
 
   async function unassign(deviceId: number) {
-    if (!confirmed(CONFIRM.unassignDevice)) return;
+    if (!deviceActions || !confirmed(CONFIRM.unassignDevice)) return;
     setError(null);
-    await directorDevicesApi.unassign(deviceId, raceId).catch(fail);
+    await deviceActions.unassign(deviceId, raceId).catch(fail);
     await onChanged();
   }
 

@@ -1,4 +1,5 @@
 import { createContext, useContext } from 'react';
+import { api } from './api-client';
 
 /** GET /api/config: what the browser needs to know about this deployment. */
 export interface AppConfig {
@@ -18,15 +19,13 @@ const FALLBACK: AppConfig = {
 
 /**
  * Read once at startup, before any route renders: product name and contact email are configuration, not code.
- * A plain fetch (not the API client) so a missing endpoint does not block the app: the defaults match the
- * server's own defaults.
+ * A failure does not block the app: the defaults match the server's own defaults. A background call, so the
+ * spinner overlay (not rendered yet anyway) is not involved, and no token is sent (none exists before this).
  */
 export async function fetchAppConfig(): Promise<AppConfig> {
   try {
-    const res = await fetch('/api/config', { headers: { Accept: 'application/json' } });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const data = (await res.json()) as Partial<AppConfig>;
-    return { ...FALLBACK, ...data, map: { ...FALLBACK.map, ...data.map } };
+    const data = await api.get<Partial<AppConfig> | null>('/config', { background: true });
+    return { ...FALLBACK, ...data, map: { ...FALLBACK.map, ...data?.map } };
   } catch (err) {
     console.warn('Could not load /api/config, using defaults:', err);
     return FALLBACK;

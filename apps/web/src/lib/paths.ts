@@ -1,4 +1,4 @@
-/** Every route path of the app, in one place (seed-spec section 2). */
+/** Every route path of the app, in one place: the router and every link use these, so a path changes in one line. */
 export const paths = {
   home: '/',
   races: '/races',
