@@ -13,6 +13,7 @@ import openApiPlugin from './plugins/openapi';
 import apiRoutes from './routes';
 import ingestPlugin from './ingest/plugin';
 import demoPlugin from './demo/plugin';
+import readyRoutes from './routes/ready';
 import './types';
 
 export interface BuildAppOptions {
@@ -55,6 +56,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- feature routes ---
   app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
+  await app.register(readyRoutes); // GET /api/ready: database, migrations and event bus (503 when not)
   await app.register(configRoutes);
   await app.register(livePlugin);
   await app.register(apiRoutes);

@@ -41,7 +41,13 @@ export interface OpenDatabaseOptions {
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 20 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 20,
+      // An unreachable server (no answer at all) fails the request with 503 after 10 s instead of hanging it.
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
     pool.on('error', () => {
       /* idle client errors are reported on next use */
     });

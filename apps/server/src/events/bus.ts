@@ -38,10 +38,21 @@ export interface EventBus {
   publish(e: LiveEvent): Promise<void>;
   /** Returns the unsubscribe function. */
   subscribe(fn: (e: LiveEvent) => void): () => void;
+  /**
+   * Whether events from other processes are being received now (PostgreSQL: the LISTEN connection is up; the
+   * in-process bus always is). For the readiness check.
+   */
+  listening(): boolean;
+  /**
+   * Called each time a lost LISTEN connection is back: events sent while it was down were lost, so consumers that
+   * keep state re-read the database. Returns the unsubscribe function.
+   */
+  onReconnect(fn: () => void): () => void;
   close(): Promise<void>;
 }
 
 export interface BusLogger {
+  info?(obj: unknown, msg?: string): void;
   warn(obj: unknown, msg?: string): void;
   error(obj: unknown, msg?: string): void;
 }
@@ -79,6 +90,8 @@ export function createMemoryBus(log: BusLogger = silentLogger): EventBus {
       if (!closed) subs.deliver(e);
     },
     subscribe: (fn) => subs.add(fn),
+    listening: () => !closed,
+    onReconnect: () => () => {},
     async close() {
       closed = true;
       subs.clear();
@@ -133,8 +146,13 @@ export interface PgBusOptions {
   /** Pool used to send NOTIFY (any connection works). */
   pool: pg.Pool;
   log?: BusLogger;
-  /** Delay before reconnecting a dropped LISTEN connection (doubles up to 30 s). */
+  /** Delay before reconnecting a dropped LISTEN connection; doubles on each failure up to `maxReconnectMs`. */
   reconnectMs?: number;
+  /**
+   * Longest delay between reconnect attempts (default 2 s): kept low so a process catches up within seconds of the
+   * database coming back. Each delay is jittered (between half and all of it) so processes do not retry in step.
+   */
+  maxReconnectMs?: number;
 }
 
 /**
@@ -146,11 +164,16 @@ export async function createPgBus(opts: PgBusOptions): Promise<EventBus> {
   const log = opts.log ?? silentLogger;
   const origin = randomUUID();
   const subs = new Subscribers(log);
-  const baseDelay = opts.reconnectMs ?? 500;
+  const baseDelay = opts.reconnectMs ?? 250;
+  const maxDelay = Math.max(baseDelay, opts.maxReconnectMs ?? 2000);
   let closed = false;
   let client: pg.Client | null = null;
   let retryTimer: NodeJS.Timeout | null = null;
   let delay = baseDelay;
+  /** When the LISTEN connection was lost (null while it is up). */
+  let lostAt: number | null = null;
+  let failedAttempts = 0;
+  const reconnectListeners = new Set<() => void>();
 
   let queue: { e: LiveEvent; resolve: () => void; reject: (err: unknown) => void }[] = [];
   let scheduled = false;
@@ -162,36 +185,72 @@ export async function createPgBus(opts: PgBusOptions): Promise<EventBus> {
     if (env) for (const e of env.events) subs.deliver(e);
   }
 
+  /** The active LISTEN connection is gone (logged once per loss, not per failed attempt). */
+  function lost(c: pg.Client, err?: Error) {
+    if (client !== c) return;
+    client = null;
+    c.removeAllListeners('notification');
+    c.end().catch(() => {});
+    if (closed) return;
+    lostAt = Date.now();
+    failedAttempts = 0;
+    delay = baseDelay;
+    log.warn(
+      { reason: err ? `${(err as { code?: string }).code ?? ''} ${err.message}`.trim() : 'connection ended' },
+      'event bus LISTEN connection lost; reconnecting (events from other processes are missed meanwhile)',
+    );
+    scheduleReconnect();
+  }
+
   async function connect(): Promise<void> {
-    const c = new pg.Client({ connectionString: opts.url });
+    // keepAlive: a silently dropped connection (no FIN from a dead host) is noticed too.
+    const c = new pg.Client({ connectionString: opts.url, keepAlive: true });
     c.on('notification', onNotification);
-    c.on('error', (err) => {
-      log.warn({ err }, 'event bus LISTEN connection error');
-    });
-    c.on('end', () => {
-      if (client === c) client = null;
-      if (!closed) scheduleReconnect();
-    });
-    await c.connect();
-    await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    c.on('error', (err) => lost(c, err));
+    c.on('end', () => lost(c));
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (err) {
+      c.end().catch(() => {});
+      throw err;
+    }
     if (closed) {
       await c.end().catch(() => {});
       return;
     }
     client = c;
     delay = baseDelay;
+    if (lostAt !== null) {
+      const downMs = Date.now() - lostAt;
+      lostAt = null;
+      (log.info ?? log.warn).call(
+        log,
+        { downMs, failedAttempts },
+        'event bus LISTEN connection restored; live state catches up from the database',
+      );
+      for (const fn of [...reconnectListeners]) {
+        try {
+          fn();
+        } catch (err) {
+          log.error({ err }, 'event bus reconnect listener failed');
+        }
+      }
+    }
   }
 
   function scheduleReconnect() {
     if (closed || retryTimer) return;
+    // Between half and all of the current delay: processes that lost the database together do not retry in step.
+    const wait = Math.round(delay / 2 + (Math.random() * delay) / 2);
     retryTimer = setTimeout(() => {
       retryTimer = null;
-      connect().catch((err) => {
-        log.warn({ err }, 'event bus reconnect failed');
-        delay = Math.min(delay * 2, 30_000);
+      connect().catch(() => {
+        failedAttempts++;
+        delay = Math.min(delay * 2, maxDelay);
         scheduleReconnect();
       });
-    }, delay);
+    }, wait);
     retryTimer.unref();
   }
 
@@ -231,11 +290,17 @@ export async function createPgBus(opts: PgBusOptions): Promise<EventBus> {
       });
     },
     subscribe: (fn) => subs.add(fn),
+    listening: () => !closed && client !== null,
+    onReconnect(fn) {
+      reconnectListeners.add(fn);
+      return () => void reconnectListeners.delete(fn);
+    },
     async close() {
       if (closed) return;
       await flush();
       closed = true;
       subs.clear();
+      reconnectListeners.clear();
       if (retryTimer) clearTimeout(retryTimer);
       const c = client;
       client = null;

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../repositories/db-errors';
+
 /**
  * Group commit: callers submit items one by one; items that arrive while a batch is being written wait and are
  * written together by the next one. Under load this turns N pings into N/batch statements (and fsyncs) instead
@@ -83,8 +85,9 @@ export class GroupCommitter<I, O> {
       batch.forEach((p, i) => p.resolve(out[i]));
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0].reject(err);
+      // The database is unreachable: every item would fail the same way, one by one (and log each time).
+      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+        for (const p of batch) p.reject(err);
         return;
       }
       this.opts.onBatchError?.(err, batch.length);

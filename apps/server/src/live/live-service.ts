@@ -66,6 +66,7 @@ export class LiveService {
   private readonly loading = new Map<number, Loading>();
   private readonly reloadTimers = new Map<number, NodeJS.Timeout>();
   private readonly unsubscribe: () => void;
+  private readonly unsubscribeReconnect: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private readonly ticker: NodeJS.Timeout;
   private readonly now: () => number;
@@ -79,6 +80,7 @@ export class LiveService {
     this.idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
     this.hub = new SseHub({ heartbeatMs: opts.heartbeatMs });
     this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
+    this.unsubscribeReconnect = opts.bus.onReconnect(() => this.catchUp());
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, this.idleEvictMs));
     this.sweeper.unref();
     this.ticker = setInterval(() => this.tick(), opts.tickMs ?? 15_000);
@@ -145,11 +147,23 @@ export class LiveService {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
+    this.unsubscribeReconnect();
     clearInterval(this.sweeper);
     clearInterval(this.ticker);
     for (const t of this.reloadTimers.values()) clearTimeout(t);
     for (const e of this.races.values()) if (e.flushTimer) clearTimeout(e.flushTimer);
     this.hub.close();
+  }
+
+  /**
+   * The bus was disconnected, so events sent meanwhile by other processes were lost: rebuild every race in memory
+   * from the database (its viewers get a fresh snapshot). A race being (re)loaded now is rebuilt once more after
+   * that load, whose read may predate the reconnect.
+   */
+  catchUp(): void {
+    if (this.closed) return;
+    for (const raceId of new Set([...this.races.keys(), ...this.loading.keys()]))
+      this.onEvent({ type: 'race-updated', raceId });
   }
 
   // ---------------------------------------------------------------- state
