@@ -273,7 +273,13 @@ async function fanoutBench() {
       clockStartMs: Date.now() - 30 * MIN,
     });
     await storeHistory(database.db, race, 4);
-    server = await startServerProcess({ DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn' });
+    server = await startServerProcess({
+      DATABASE_URL: dbUrl.toString(),
+      LOG_LEVEL: 'warn',
+      // Every viewer comes from this one address, and up to 10,000 of them: lift the stream caps for the bench.
+      LIVE_MAX_STREAMS: String(viewersN + 10),
+      LIVE_MAX_STREAMS_PER_CLIENT: '0',
+    });
     const pid = server.child.pid!;
     const liveUrl = `${server.url}/api/open/races/${race.raceId}/live`;
     await fetch(`${server.url}/api/open/races/${race.raceId}/leaderboard`); // load the race

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AGE_GROUPS, parseAgeGroup } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
+import { StreamLimitError } from './live-service';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
@@ -85,15 +86,29 @@ export default async function liveRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['live'],
         summary: 'Server-Sent Events: a snapshot, then batched updates of the runners that changed',
+        description:
+          'Streams are capped per client address (LIVE_MAX_STREAMS_PER_CLIENT: 429) and per server process ' +
+          '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}.',
         params,
       },
     },
     async (request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      const open = await app.live.prepareStream(
-        request.params.id,
-        typeof lastEventId === 'string' ? lastEventId : undefined,
-      );
+      let open;
+      try {
+        open = await app.live.prepareStream(
+          request.params.id,
+          request.ip,
+          typeof lastEventId === 'string' ? lastEventId : undefined,
+        );
+      } catch (err) {
+        if (!(err instanceof StreamLimitError)) throw err;
+        return reply
+          .code(err.statusCode)
+          .header('retry-after', String(err.retryAfterS))
+          .header('cache-control', 'no-store')
+          .send({ error: err.code, message: err.message });
+      }
       reply.hijack();
       open(reply.raw);
     },

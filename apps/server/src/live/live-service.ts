@@ -10,10 +10,10 @@ import {
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
-import { notFound } from '../lib/errors';
+import { HttpError, notFound } from '../lib/errors';
 import { findCourseGeometry, findLiveRace, listLiveRunners, listRaceFixes } from './live-repository';
 import { RaceLive, type LiveFix } from './race-live';
-import { encodeSseMessage, SseHub } from './sse-hub';
+import { encodeSseMessage, SseHub, streamClientKey } from './sse-hub';
 
 /**
  * The live race service. Per race, an in-memory RaceLive built lazily from the database on first use, kept up to
@@ -33,6 +33,33 @@ export interface LiveServiceOptions {
   idleEvictMs?: number;
   heartbeatMs?: number;
   now?: () => number;
+  /** Most SSE streams open at once in this process (LIVE_MAX_STREAMS; default unlimited). */
+  maxStreams?: number;
+  /** Most SSE streams open at once per client address (LIVE_MAX_STREAMS_PER_CLIENT; 0 or default: no cap). */
+  maxStreamsPerClient?: number;
+}
+
+/** Retry-After of a stream refused because its client holds too many: it has to close one first. */
+export const STREAM_CLIENT_RETRY_AFTER_S = 30;
+/** Retry-After of a stream refused because the process is full: 15–30 s, spread so refused viewers do not return together. */
+const streamFullRetryAfterS = () => 15 + Math.floor(Math.random() * 16);
+
+/** A live stream refused by a cap (429 per client, 503 in total), answered with Retry-After before any SSE byte. */
+export class StreamLimitError extends HttpError {
+  constructor(
+    readonly limit: 'client' | 'total',
+    readonly retryAfterS: number,
+    max: number,
+  ) {
+    super(
+      limit === 'client' ? 429 : 503,
+      limit === 'client' ? 'too_many_streams' : 'streams_full',
+      limit === 'client'
+        ? `This address already has ${max} live streams open, the most allowed. Close one, or try again later.`
+        : 'This server is serving as many live streams as it can. Try again shortly; the leaderboard ' +
+            '(GET /api/open/races/{id}/leaderboard) still answers meanwhile.',
+    );
+  }
 }
 
 /** Trail length in the SSE snapshot and the positions endpoint. */
@@ -73,12 +100,18 @@ export class LiveService {
   private readonly batchMs: number;
   private readonly idleEvictMs: number;
   private closed = false;
+  /** When the total stream cap was last reported in the log (at most once a minute). */
+  private streamsFullLoggedAt = -Infinity;
 
   constructor(private readonly opts: LiveServiceOptions) {
     this.now = opts.now ?? Date.now;
     this.batchMs = opts.batchMs ?? 250;
     this.idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
-    this.hub = new SseHub({ heartbeatMs: opts.heartbeatMs });
+    this.hub = new SseHub({
+      heartbeatMs: opts.heartbeatMs,
+      maxStreams: opts.maxStreams,
+      maxStreamsPerClient: opts.maxStreamsPerClient,
+    });
     this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
     this.unsubscribeReconnect = opts.bus.onReconnect(() => this.catchUp());
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, this.idleEvictMs));
@@ -118,19 +151,57 @@ export class LiveService {
   }
 
   /**
-   * Prepares an SSE stream (404 for a race that is not public, before any byte is written) and returns the function
-   * that takes over the response. With a Last-Event-ID of the current build whose follow-ups are still in the ring,
-   * only the missed messages are sent; otherwise a snapshot.
+   * Prepares an SSE stream for a viewer at address `clientIp` and returns the function that takes over the response.
+   * Before any byte is written: a StreamLimitError past the per-client or total stream cap (checked first, so a
+   * refused viewer costs no database read), 404 for a race that is not public. With a Last-Event-ID of the current
+   * build whose follow-ups are still in the ring, only the missed messages are sent; otherwise a snapshot.
    */
-  async prepareStream(raceId: number, lastEventId?: string): Promise<(res: ServerResponse) => void> {
-    const entry = await this.require(raceId);
+  async prepareStream(
+    raceId: number,
+    clientIp: string,
+    lastEventId?: string,
+  ): Promise<(res: ServerResponse) => void> {
+    const admission = this.hub.admit(streamClientKey(clientIp));
+    if (!admission.ok) {
+      if (admission.limit === 'client') {
+        throw new StreamLimitError('client', STREAM_CLIENT_RETRY_AFTER_S, this.opts.maxStreamsPerClient ?? 0);
+      }
+      const now = this.now();
+      if (now - this.streamsFullLoggedAt >= 60_000) {
+        this.streamsFullLoggedAt = now;
+        this.opts.log?.warn(
+          { streams: this.hub.streamCount(), maxStreams: this.opts.maxStreams },
+          'live stream cap reached; refusing new streams with 503 (LIVE_MAX_STREAMS)',
+        );
+      }
+      throw new StreamLimitError('total', streamFullRetryAfterS(), this.opts.maxStreams ?? Infinity);
+    }
+    const { slot } = admission;
+    let entry: RaceEntry;
+    try {
+      entry = await this.require(raceId);
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
     return (res) => {
       const initial = this.resumeMessages(entry, lastEventId) ?? [this.snapshotMessage(entry)];
-      this.hub.open(raceId, res, initial, () => {
-        const current = this.races.get(raceId);
-        if (current) current.lastUsed = this.now();
-      });
+      this.hub.open(
+        raceId,
+        res,
+        initial,
+        () => {
+          const current = this.races.get(raceId);
+          if (current) current.lastUsed = this.now();
+        },
+        slot,
+      );
     };
+  }
+
+  /** Live streams open (or being prepared) in this process, of one client address or in total. */
+  streamCount(clientIp?: string): number {
+    return this.hub.streamCount(clientIp === undefined ? undefined : streamClientKey(clientIp));
   }
 
   viewerCount(raceId?: number): number {

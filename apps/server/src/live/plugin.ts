@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { LiveService } from './live-service';
 import liveRoutes from './live-routes';
+import { openFileLimit } from './sse-hub';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,8 +19,18 @@ export default fp(
       bus: app.events,
       offCourseM: app.config.OFF_COURSE_METERS,
       log: app.log,
+      maxStreams: app.config.liveMaxStreams,
+      maxStreamsPerClient: app.config.LIVE_MAX_STREAMS_PER_CLIENT,
     });
     app.decorate('live', live);
+    // Each stream holds a file descriptor: a cap set too close to the limit would starve pings and the API.
+    const fdLimit = openFileLimit();
+    if (fdLimit !== null && app.config.liveMaxStreams > fdLimit - 256) {
+      app.log.warn(
+        { liveMaxStreams: app.config.liveMaxStreams, openFileLimit: fdLimit },
+        'LIVE_MAX_STREAMS leaves fewer than 256 file descriptors for pings, API requests and the database',
+      );
+    }
     // Open SSE streams would keep the HTTP server from closing: end them first (graceful shutdown).
     app.addHook('preClose', async () => live.close());
     app.addHook('onClose', async () => live.close());

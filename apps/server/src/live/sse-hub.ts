@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { isIPv6 } from 'node:net';
 
 /**
  * Server-Sent Events plumbing for the live race: viewers grouped by race, one pre-encoded Buffer written to every
  * viewer of a race (serialised once, however many viewers), heartbeats, back-pressure and shutdown.
- * Knows nothing about races or leaderboards: it moves bytes.
+ * Knows nothing about races or leaderboards: it moves bytes. It also caps how many streams are open, in total and
+ * per client address, because each one holds a file descriptor for as long as the viewer watches (see `admit`).
  */
 
 export interface SseHubOptions {
@@ -16,12 +19,83 @@ export interface SseHubOptions {
   maxBufferedBytes?: number;
   /** Viewers written to per event-loop turn during a broadcast. */
   broadcastSlice?: number;
+  /** Most streams open at once (default: unlimited; the server passes LIVE_MAX_STREAMS). */
+  maxStreams?: number;
+  /** Most streams open at once per client (`streamClientKey`); 0 = no per-client cap. */
+  maxStreamsPerClient?: number;
+}
+
+/**
+ * A place for one stream, taken before anything slow (reading the race) so concurrent requests cannot overshoot
+ * the caps, and given back when the stream ends or never opens. `release` is idempotent.
+ */
+export interface StreamSlot {
+  readonly client: string;
+  release(): void;
+}
+
+export type StreamAdmission = { ok: true; slot: StreamSlot } | { ok: false; limit: 'client' | 'total' };
+
+/**
+ * The key a client's streams are counted under: its IPv4 address, or the /64 prefix of an IPv6 address (one
+ * subscriber usually holds a whole /64, so counting single IPv6 addresses would cap nothing).
+ */
+export function streamClientKey(ip: string): string {
+  const addr = ip.split('%')[0];
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(addr);
+  if (mapped) return mapped[1];
+  if (!isIPv6(addr)) return addr;
+  const [head, tail] = addr.split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::1.2.3.4) stands for two groups.
+  const tailLength = tailGroups.length + (tailGroups.at(-1)?.includes('.') ? 1 : 0);
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailLength).fill('0'), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/** The process's open-file limit (soft; Node raises it to the hard limit at start), or null where unknown. */
+export function openFileLimit(): number | null {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    if (!m) return null;
+    return m[1] === 'unlimited' ? Infinity : Number(m[1]);
+  } catch {
+    return null; // not Linux
+  }
+}
+
+/** Ceiling of the default stream cap: what one process was measured to serve (bench/live.bench.ts, 10,000 viewers). */
+export const MAX_STREAMS_CEILING = 10_000;
+/** Default cap when the open-file limit is unknown. */
+export const MAX_STREAMS_UNKNOWN_LIMIT = 1_000;
+
+/**
+ * Default LIVE_MAX_STREAMS from the open-file limit. Every stream holds one descriptor for as long as it is open;
+ * the rest of the process needs descriptors too (tracker pings and API requests — each a socket —, the database
+ * pool and LISTEN connection, PGlite's files, the log). A quarter of the limit, at least 256, stays for them, so a
+ * full stream cap never makes pings or API calls fail; and never more than MAX_STREAMS_CEILING streams.
+ */
+export function defaultMaxStreams(fdLimit: number | null = openFileLimit()): number {
+  if (fdLimit === null || !Number.isFinite(fdLimit)) {
+    return fdLimit === null ? MAX_STREAMS_UNKNOWN_LIMIT : MAX_STREAMS_CEILING;
+  }
+  const reserve = Math.max(256, Math.floor(fdLimit / 4));
+  return Math.max(1, Math.min(MAX_STREAMS_CEILING, fdLimit - reserve));
 }
 
 interface Viewer {
   res: ServerResponse;
   raceId: number;
 }
+
+const NO_SLOT: StreamSlot = { client: '', release: () => {} };
 
 /** One SSE message, encoded once. `id` lets a reconnecting EventSource resume (it sends Last-Event-ID). */
 export function encodeSseMessage(event: string, data: string, id?: string): Buffer {
@@ -36,6 +110,9 @@ export class SseHub {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly opts: Required<SseHubOptions>;
   private closed = false;
+  /** Slots taken (streams open or being prepared), in total and per client key. */
+  private slots = 0;
+  private readonly slotsByClient = new Map<string, number>();
 
   constructor(opts: SseHubOptions = {}) {
     this.opts = {
@@ -44,19 +121,61 @@ export class SseHub {
       retryJitterMs: opts.retryJitterMs ?? 7_000,
       maxBufferedBytes: opts.maxBufferedBytes ?? 4 * 1024 * 1024,
       broadcastSlice: opts.broadcastSlice ?? 2000,
+      maxStreams: opts.maxStreams ?? Infinity,
+      maxStreamsPerClient: opts.maxStreamsPerClient ?? 0,
     };
     this.heartbeat = setInterval(() => this.beat(), this.opts.heartbeatMs);
     this.heartbeat.unref();
   }
 
   /**
-   * Takes over `res` as an event stream for `raceId`: writes headers, the retry hint and `initial` messages.
-   * `onClose` runs once when the viewer goes away (client disconnect, drop, or hub shutdown).
+   * Takes a slot for one more stream of `client` (a `streamClientKey`), or says which cap refuses it: the client's
+   * own (checked first: one greedy client is told so even when the server is also full) or the total.
    */
-  open(raceId: number, res: ServerResponse, initial: Buffer[], onClose?: () => void): void {
+  admit(client: string): StreamAdmission {
+    const mine = this.slotsByClient.get(client) ?? 0;
+    const perClient = this.opts.maxStreamsPerClient;
+    if (perClient > 0 && mine >= perClient) return { ok: false, limit: 'client' };
+    if (this.slots >= this.opts.maxStreams) return { ok: false, limit: 'total' };
+    this.slots++;
+    this.slotsByClient.set(client, mine + 1);
+    let released = false;
+    return {
+      ok: true,
+      slot: {
+        client,
+        release: () => {
+          if (released) return;
+          released = true;
+          this.slots--;
+          const n = (this.slotsByClient.get(client) ?? 1) - 1;
+          if (n > 0) this.slotsByClient.set(client, n);
+          else this.slotsByClient.delete(client);
+        },
+      },
+    };
+  }
+
+  /** Slots taken: streams open or being prepared, of one client or in total. */
+  streamCount(client?: string): number {
+    return client === undefined ? this.slots : (this.slotsByClient.get(client) ?? 0);
+  }
+
+  /**
+   * Takes over `res` as an event stream for `raceId`: writes headers, the retry hint and `initial` messages.
+   * `onClose` runs once when the viewer goes away (client disconnect, drop, or hub shutdown); `slot` (from `admit`)
+   * is given back then, or at once when the stream does not open.
+   */
+  open(raceId: number, res: ServerResponse, initial: Buffer[], onClose?: () => void, slot = NO_SLOT): void {
     if (this.closed) {
+      slot.release();
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'shutting_down', message: 'The server is shutting down.' }));
+      return;
+    }
+    if (res.destroyed || !res.socket || res.socket.destroyed) {
+      // The client left while the race was being read: its 'close' has already fired, nothing would end this one.
+      slot.release();
       return;
     }
     res.writeHead(200, {
@@ -78,6 +197,7 @@ export class SseHub {
     const cleanup = () => {
       const s = this.byRace.get(raceId);
       if (s?.delete(viewer) && s.size === 0) this.byRace.delete(raceId);
+      slot.release();
       onClose?.();
     };
     res.once('close', cleanup);
