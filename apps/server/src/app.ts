@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
+import { fastifyTrustProxy } from './lib/trust-proxy';
 import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
 import authPlugin from './plugins/auth';
@@ -31,7 +32,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const { config } = opts;
   const app = Fastify({
     logger: opts.logger ?? { level: config.LOG_LEVEL },
-    trustProxy: true,
+    // X-Forwarded-* only from the proxies TRUST_PROXY names (off by default): request.ip is the real client.
+    trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     bodyLimit: 2 * 1024 * 1024,
     // ids are integers; keep URLs like /api/open/races/not-started routable next to /:id
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defaultMaxStreams } from './live/sse-hub';
+import { parseTrustProxy } from './lib/trust-proxy';
 
 /**
  * Configuration, parsed and validated once at boot. Every variable is listed in .env.example and the README.
@@ -32,6 +32,18 @@ const envSchema = z.object({
     .optional()
     .or(z.literal('').transform(() => undefined)),
   PUBLIC_URL: optionalUrl,
+  // off | hop count | proxy addresses/CIDRs; see lib/trust-proxy.ts
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseTrustProxy(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   PRODUCT_NAME: z.string().trim().min(1).default('RaceBeacon'),
   CONTACT_EMAIL: z.string().trim().email().default('contact@racebeacon.example'),
   OIDC_ISSUER: optionalUrl,
@@ -57,15 +69,6 @@ const envSchema = z.object({
     .string()
     .default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
   OFF_COURSE_METERS: z.coerce.number().positive().default(200),
-  // Live SSE streams per process; unset: derived from the open-file limit (see defaultMaxStreams in live/sse-hub.ts)
-  LIVE_MAX_STREAMS: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z.coerce.number().int().min(1).optional(),
-  ),
-  LIVE_MAX_STREAMS_PER_CLIENT: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z.coerce.number().int().min(0).default(50),
-  ),
   SPOT_API_URL: z
     .string()
     .trim()
@@ -93,8 +96,6 @@ export interface Config extends Env {
   demo: boolean;
   /** One-click demo accounts on the embedded sign-in page (never with DATABASE_URL unless asked for). */
   demoAccounts: boolean;
-  /** LIVE_MAX_STREAMS, or the default derived from the process's open-file limit. */
-  liveMaxStreams: number;
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +132,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminGroupId: e.ADMIN_GROUP_ID ?? 'racebeacon-admins',
     demo: e.DEMO ?? !e.DATABASE_URL,
     demoAccounts: e.DEMO_ACCOUNTS ?? !e.DATABASE_URL,
-    liveMaxStreams: e.LIVE_MAX_STREAMS ?? defaultMaxStreams(),
   };
 }

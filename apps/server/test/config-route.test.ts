@@ -17,6 +17,8 @@ describe('GET /api/config (embedded provider)', () => {
       TILE_ATTRIBUTION: '© Example tiles',
       DEMO: 'off',
       LOG_LEVEL: 'silent',
+      // As behind a TLS-terminating proxy on this host: its X-Forwarded-Proto is believed (inject comes from 127.0.0.1).
+      TRUST_PROXY: 'loopback',
     });
     app = await buildApp({ config, database: db, logger: false });
     await app.ready();

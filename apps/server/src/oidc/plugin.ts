@@ -6,8 +6,8 @@ import { createLocalJWKSet } from 'jose';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import { createTokenVerifier } from '../auth/token-verifier';
-import { TokenBuckets } from '../ingest/rate-limit';
 import { createAccountStore, DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
+import { SignInLimiter } from './attempt-limits';
 import { loadProviderSecrets, publicJwks } from './keys';
 import { messagePage, signInPage, signUpPage, type SignUpErrors } from './pages';
 import { createProvider } from './provider';
@@ -35,6 +35,12 @@ export default fp<OidcPluginOptions>(
   async (app, opts) => {
     const { config } = app;
     if (!config.embeddedIdp) return;
+    if (config.publicUrl.startsWith('https:') && !config.TRUST_PROXY) {
+      app.log.warn(
+        'PUBLIC_URL is https but TRUST_PROXY is off: the sign-in provider sees plain http requests (http:// endpoints ' +
+          'in its discovery document, no Secure cookies). Behind a TLS-terminating proxy, set TRUST_PROXY.',
+      );
+    }
 
     const accounts = createAccountStore(app.db, {
       adminEmails: config.ADMIN_EMAILS,
@@ -74,6 +80,7 @@ export default fp<OidcPluginOptions>(
  * left unread for it: it parses its own.
  */
 async function providerMount(app: FastifyInstance, { provider }: { provider: Provider }) {
+  app.addHook('onRequest', forwardFastifyView);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   const callback = provider.callback();
@@ -88,6 +95,20 @@ async function providerMount(app: FastifyInstance, { provider }: { provider: Pro
   };
   app.all(MOUNT, handler);
   app.all(`${MOUNT}/*`, handler);
+}
+
+/**
+ * oidc-provider is a Koa app with `proxy = true` (provider.ts): it takes the scheme (Secure cookies), host and client
+ * address from X-Forwarded-*, believing any client and the leftmost address. Hand it what Fastify derived under
+ * TRUST_PROXY instead, so those headers count only when a trusted proxy set them, exactly as for the rest of the app.
+ */
+async function forwardFastifyView(request: FastifyRequest) {
+  const { protocol, host, ip } = request;
+  const headers = request.raw.headers;
+  headers['x-forwarded-proto'] = protocol;
+  if (host) headers['x-forwarded-host'] = host;
+  else delete headers['x-forwarded-host'];
+  headers['x-forwarded-for'] = ip;
 }
 
 const credentialsSchema = z.object({
@@ -108,13 +129,13 @@ async function interactionRoutes(
   { provider, accounts }: { provider: Provider; accounts: AccountStore },
 ) {
   await app.register(formbody);
+  app.addHook('onRequest', forwardFastifyView);
   const { config } = app;
   const productName = config.PRODUCT_NAME;
 
-  // Password guessing: 10 attempts per email and 50 per client address, refilled over 15 minutes. A successful
-  // sign-in gives its attempt back, so a user who mistypes once is never held up.
-  const attemptsPerEmail = new TokenBuckets({ capacity: 10, perSecond: 10 / 900 });
-  const attemptsPerIp = new TokenBuckets({ capacity: 50, perSecond: 50 / 900 });
+  // Password guessing: per client address, per email from one address, and per email from everywhere (which holds
+  // back only addresses that have been failing on it, so nobody can lock an account's owner out). attempt-limits.ts.
+  const signInLimits = new SignInLimiter();
 
   const html = (reply: FastifyReply, body: string, status = 200) =>
     reply
@@ -226,8 +247,8 @@ async function interactionRoutes(
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { email, password } = credentialsSchema.parse(request.body ?? {});
-    const emailKey = email.toLowerCase();
-    if (email && password && !(attemptsPerEmail.take(emailKey) && attemptsPerIp.take(request.ip))) {
+    const attempt = email && password ? signInLimits.begin(email, request.ip) : undefined;
+    if (email && password && !attempt) {
       return html(
         reply,
         signInPage({
@@ -241,10 +262,7 @@ async function interactionRoutes(
       );
     }
     const found = email && password ? await accounts.authenticate(email, password) : undefined;
-    if (found) {
-      attemptsPerEmail.give(emailKey);
-      attemptsPerIp.give(request.ip);
-    }
+    if (found) attempt?.succeeded();
     // Demo accounts (password "demo") stop working as soon as DEMO_ACCOUNTS is off.
     const account = found && (!found.isDemo || config.demoAccounts) ? found : undefined;
     if (!account) {

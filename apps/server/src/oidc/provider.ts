@@ -204,7 +204,8 @@ export function createProvider(opts: ProviderOptions): Provider {
         refreshToken.exp - Math.floor(Date.now() / 1000);
     }
   });
-  // Behind a TLS-terminating proxy the public scheme/host come from X-Forwarded-* headers.
+  // The public scheme/host and client address come from X-Forwarded-*: the plugin rewrites those headers to what
+  // Fastify derived under TRUST_PROXY before every /oidc request, so a client cannot set them itself.
   provider.proxy = true;
   return provider;
 }
