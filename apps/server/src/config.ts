@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './lib/trust-proxy';
+import { defaultMaxStreams } from './live/sse-hub';
 
 /**
  * Configuration, parsed and validated once at boot. Every variable is listed in .env.example and the README.
@@ -69,6 +70,15 @@ const envSchema = z.object({
     .string()
     .default('&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'),
   OFF_COURSE_METERS: z.coerce.number().positive().default(200),
+  // Live SSE streams per process; unset: derived from the open-file limit (see defaultMaxStreams in live/sse-hub.ts)
+  LIVE_MAX_STREAMS: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().int().min(1).optional(),
+  ),
+  LIVE_MAX_STREAMS_PER_CLIENT: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().int().min(0).default(50),
+  ),
   SPOT_API_URL: z
     .string()
     .trim()
@@ -96,6 +106,8 @@ export interface Config extends Env {
   demo: boolean;
   /** One-click demo accounts on the embedded sign-in page (never with DATABASE_URL unless asked for). */
   demoAccounts: boolean;
+  /** LIVE_MAX_STREAMS, or the default derived from the process's open-file limit. */
+  liveMaxStreams: number;
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +144,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminGroupId: e.ADMIN_GROUP_ID ?? 'racebeacon-admins',
     demo: e.DEMO ?? !e.DATABASE_URL,
     demoAccounts: e.DEMO_ACCOUNTS ?? !e.DATABASE_URL,
+    liveMaxStreams: e.LIVE_MAX_STREAMS ?? defaultMaxStreams(),
   };
 }
