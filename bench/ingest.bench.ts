@@ -1,6 +1,13 @@
 /**
  * Ingest throughput: OsmAnd HTTP pings into PostgreSQL (acknowledged only after commit), 128 concurrent clients,
  * 2,000 distinct devices, beside a no-op Fastify route measured the same way in the same run.
+ * Then the same well-behaved load with one poisoning device beside it (issue 9, defect 3), its figures against
+ * the well-behaved load alone in the same rounds:
+ * - a device sending `batt=1e39` (out of range for the `real` column): refused by validation (400) before it
+ *   joins a batch;
+ * - a device whose fixes pass validation but that the database refuses (a CHECK constraint added to this bench
+ *   database only, standing in for any row-level failure): each one fails the group-commit batch it is in, which
+ *   is then bisected to isolate it.
  * Needs the local PostgreSQL at postgres://postgres@127.0.0.1:5432 (BENCH_DATABASE_URL overrides); a fresh
  * database is created and dropped.
  */
@@ -18,6 +25,12 @@ const CONNECTIONS = 128;
 const ROUNDS = 3;
 const DURATION_S = 5;
 const DEVICES = 2000;
+/** Pings per second of the one poisoning device (kept under its rate-limit burst for the whole bench). */
+const POISON_RATE = 20;
+/** The bench database refuses a fix with this altitude (a row-level failure validation cannot foresee). */
+const POISON_ALTITUDE = -4321;
+
+type RunResult = Awaited<ReturnType<typeof run>>;
 
 async function run(url: string, setup?: (req: { path?: string }) => { path: string }) {
   const result = await autocannon({
@@ -33,6 +46,25 @@ async function run(url: string, setup?: (req: { path?: string }) => { path: stri
     errors: result.errors,
     p99: result.latency.p99,
   };
+}
+
+/** The well-behaved load, and beside it one device sending POISON_RATE bad pings a second. */
+async function runPoisoned(
+  url: string,
+  setup: (req: { path?: string }) => { path: string },
+  poison: () => string,
+) {
+  const [good, bad] = await Promise.all([
+    run(url, setup),
+    autocannon({
+      url,
+      connections: 1,
+      connectionRate: POISON_RATE,
+      duration: DURATION_S,
+      requests: [{ method: 'GET', setupRequest: ((req: object) => ({ ...req, path: poison() })) as never }],
+    }),
+  ]);
+  return { ...good, poisonSent: bad.requests.total, poison4xx: bad['4xx'], poison5xx: bad['5xx'] };
 }
 
 export default async function ingestBench() {
@@ -56,11 +88,37 @@ export default async function ingestBench() {
     const pool = new pg.Pool({ connectionString: dbUrl.toString(), max: 2 });
     const keys: string[] = [];
     for (let i = 0; i < DEVICES; i++) keys.push(randomBytes(24).toString('base64url'));
+    const rangeKey = randomBytes(24).toString('base64url');
+    const dbKey = randomBytes(24).toString('base64url');
     await pool.query(
       `INSERT INTO devices (name, source, tracking_key)
        SELECT 'Bench ' || n, 'osmand', k FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n)`,
-      [keys],
+      [[...keys, rangeKey, dbKey]],
     );
+    await pool.query(
+      `ALTER TABLE positions ADD CONSTRAINT bench_poison CHECK (altitude IS DISTINCT FROM ${POISON_ALTITUDE})`,
+    );
+    // Count the ingest batch statements (and the failed ones) the server runs, per scenario.
+    const stmts = { ok: 0, failed: 0 };
+    const serverPool = app.database.kind === 'postgres' ? app.database.pool : null;
+    if (serverPool) {
+      const query = serverPool.query.bind(serverPool) as (...a: unknown[]) => Promise<unknown>;
+      (serverPool as unknown as { query: typeof query }).query = (...a: unknown[]) => {
+        const named = (a[0] as { name?: string } | undefined)?.name === 'racebeacon_store_fixes';
+        const p = query(...a);
+        if (named)
+          p.then(
+            () => stmts.ok++,
+            () => stmts.failed++,
+          );
+        return p;
+      };
+    }
+    const counted = async <T>(f: () => Promise<T>) => {
+      const before = { ...stmts };
+      const r = await f();
+      return { ...r, stmtOk: stmts.ok - before.ok, stmtFailed: stmts.failed - before.failed };
+    };
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as AddressInfo).port;
     const noopPort = (noop.server.address() as AddressInfo).port;
@@ -78,6 +136,10 @@ export default async function ingestBench() {
         path: `/api/ingest/osmand?id=${keys[d]}&lat=${lat}&lon=${lon}&timestamp=${ts}&speed=5.1&batt=80`,
       };
     };
+    let poisonTs = t0;
+    const poisonPoint = () => `lat=46.5&lon=7.05&timestamp=${(poisonTs += 5)}`;
+    const rangePoison = () => `/api/ingest/osmand?id=${rangeKey}&${poisonPoint()}&batt=1e39`;
+    const dbPoison = () => `/api/ingest/osmand?id=${dbKey}&${poisonPoint()}&altitude=${POISON_ALTITUDE}`;
     const noopUrl = `http://127.0.0.1:${noopPort}/noop`;
     const ingestUrl = `http://127.0.0.1:${port}`;
 
@@ -89,9 +151,20 @@ export default async function ingestBench() {
       duration: 1,
       requests: [{ method: 'GET', setupRequest: setup as never }],
     });
-    const rounds: { base: Awaited<ReturnType<typeof run>>; ingest: Awaited<ReturnType<typeof run>> }[] = [];
+    type Counted<T> = T & { stmtOk: number; stmtFailed: number };
+    const rounds: {
+      base: RunResult;
+      ingest: Counted<RunResult>;
+      range: Counted<Awaited<ReturnType<typeof runPoisoned>>>;
+      db: Counted<Awaited<ReturnType<typeof runPoisoned>>>;
+    }[] = [];
     for (let i = 0; i < ROUNDS; i++)
-      rounds.push({ base: await run(noopUrl), ingest: await run(ingestUrl, setup) });
+      rounds.push({
+        base: await run(noopUrl),
+        ingest: await counted(() => run(ingestUrl, setup)),
+        range: await counted(() => runPoisoned(ingestUrl, setup, rangePoison)),
+        db: await counted(() => runPoisoned(ingestUrl, setup, dbPoison)),
+      });
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM positions');
     await pool.end();
 
@@ -111,6 +184,55 @@ export default async function ingestBench() {
       `  2xx ${sum((r) => r.ingest.ok)}, non-2xx ${sum((r) => r.ingest.non2xx)}, errors ${sum((r) => r.ingest.errors)}, rows stored ${rows[0].n} (>= 2xx: requests cut off at the end of a run may be stored too)`,
     );
     console.log(`ratio ingest/no-op:   ${(ingestRps / baseRps).toFixed(2)} (goal >= 0.5)`);
+
+    // Issue 9, defect 3: the same well-behaved devices with one poisoning device beside them.
+    const p99 = (f: (r: (typeof rounds)[number]) => number) => Math.max(...rounds.map(f));
+    const mean = (f: (r: (typeof rounds)[number]) => number) => sum(f) / ROUNDS;
+    for (const [i, r] of rounds.entries()) {
+      console.log(
+        `round ${i + 1}: good devices alone ${r.ingest.rps.toFixed(0)}/s (p99 ${r.ingest.p99} ms); ` +
+          `+ batt=1e39 device ${r.range.rps.toFixed(0)}/s (p99 ${r.range.p99} ms); ` +
+          `+ device the database refuses ${r.db.rps.toFixed(0)}/s (p99 ${r.db.p99} ms)`,
+      );
+    }
+    const line = (label: string, rps: number, p: number) =>
+      console.log(
+        `${label.padEnd(44)} ${rps.toFixed(0).padStart(6)} pings/s, ratio ${(rps / ingestRps).toFixed(2)}, worst-round p99 ${p} ms`,
+      );
+    console.log(`good devices' throughput and p99, ${CONNECTIONS} clients (baseline: the same load alone):`);
+    line(
+      '  alone (baseline)',
+      ingestRps,
+      p99((r) => r.ingest.p99),
+    );
+    line(
+      `  + 1 device sending batt=1e39, ${POISON_RATE}/s`,
+      mean((r) => r.range.rps),
+      p99((r) => r.range.p99),
+    );
+    line(
+      `  + 1 device the database refuses, ${POISON_RATE}/s`,
+      mean((r) => r.db.rps),
+      p99((r) => r.db.p99),
+    );
+    console.log(
+      `  good devices' non-2xx: alone ${sum((r) => r.ingest.non2xx)}, with batt=1e39 ${sum((r) => r.range.non2xx)}, ` +
+        `with database-refused ${sum((r) => r.db.non2xx)}`,
+    );
+    console.log(
+      `  poisoning device: batt=1e39 sent ${sum((r) => r.range.poisonSent)} (4xx ${sum((r) => r.range.poison4xx)}), ` +
+        `database-refused sent ${sum((r) => r.db.poisonSent)} (5xx ${sum((r) => r.db.poison5xx)})`,
+    );
+    const stmtLine = (
+      label: string,
+      f: (r: (typeof rounds)[number]) => { stmtOk: number; stmtFailed: number },
+    ) =>
+      console.log(
+        `  batch statements ${label}: ${sum((r) => f(r).stmtOk)} ok, ${sum((r) => f(r).stmtFailed)} failed`,
+      );
+    stmtLine('alone', (r) => r.ingest);
+    stmtLine('with batt=1e39', (r) => r.range);
+    stmtLine('with database-refused', (r) => r.db);
   } finally {
     await app.close();
     await noop.close();

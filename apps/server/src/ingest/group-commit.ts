@@ -11,8 +11,18 @@ export interface GroupCommitOptions<I, O> {
   maxBatch?: number;
   /** Batches written at the same time (PostgreSQL connections); 1 for PGlite, which has one. */
   concurrency?: number;
-  /** Called when a whole batch failed; the batch is then retried item by item so one bad item fails alone. */
+  /**
+   * Called once when a whole batch failed. The batch is then split in halves and each half written on its own,
+   * recursively, so the bad item(s) fail alone and the others are stored (see `run`).
+   */
   onBatchError?: (err: unknown, size: number) => void;
+  /**
+   * What a bad item is likely to share with its successors (the device): after an item failed alone, items with
+   * its key are written apart from the others for `quarantineMs`, so a device that keeps sending fixes the
+   * database refuses costs one statement of its own per batch instead of a bisection of everyone's batch.
+   */
+  key?: (item: I) => string;
+  quarantineMs?: number;
 }
 
 /** Below this a batch is not split: every statement costs a round trip, a plan execution and a commit. */
@@ -31,10 +41,14 @@ export class GroupCommitter<I, O> {
   private readonly maxBatch: number;
   private readonly concurrency: number;
   private idleWaiters: (() => void)[] = [];
+  /** Keys of items that failed alone → until when their items are written apart. */
+  private readonly quarantined = new Map<string, number>();
+  private readonly quarantineMs: number;
 
   constructor(private readonly opts: GroupCommitOptions<I, O>) {
     this.maxBatch = opts.maxBatch ?? 500;
     this.concurrency = opts.concurrency ?? 1;
+    this.quarantineMs = opts.quarantineMs ?? 60_000;
   }
 
   submit(item: I): Promise<O> {
@@ -71,7 +85,7 @@ export class GroupCommitter<I, O> {
       const size = Math.min(this.maxBatch, Math.max(MIN_SPLIT, Math.ceil(this.queue.length / free)));
       const batch = this.queue.splice(0, size);
       this.inFlight++;
-      void this.run(batch).finally(() => {
+      void this.runApart(batch).finally(() => {
         this.inFlight--;
         if (this.queue.length) this.kick();
         else if (!this.inFlight) for (const w of this.idleWaiters.splice(0)) w();
@@ -79,26 +93,64 @@ export class GroupCommitter<I, O> {
     }
   }
 
-  private async run(batch: Pending<I, O>[]) {
-    try {
-      const out = await this.opts.write(batch.map((p) => p.item));
-      batch.forEach((p, i) => p.resolve(out[i]));
-      return;
-    } catch (err) {
-      // The database is unreachable: every item would fail the same way, one by one (and log each time).
-      if (batch.length === 1 || isDatabaseUnavailable(err)) {
-        for (const p of batch) p.reject(err);
-        return;
-      }
-      this.opts.onBatchError?.(err, batch.length);
-    }
-    for (const p of batch) {
+  /** Writes a batch, the items of quarantined keys after the others and apart from them. */
+  private async runApart(batch: Pending<I, O>[]) {
+    const { key } = this.opts;
+    if (!key || !this.quarantined.size) return void (await this.run(batch));
+    const now = Date.now();
+    const suspect = (p: Pending<I, O>) => {
+      const k = key(p.item);
+      const until = this.quarantined.get(k);
+      if (until === undefined) return false;
+      if (until > now) return true;
+      this.quarantined.delete(k);
+      return false;
+    };
+    const apart = batch.filter(suspect);
+    if (!apart.length) return void (await this.run(batch));
+    const rest = batch.filter((p) => !apart.includes(p));
+    if (rest.length) await this.run(rest);
+    await this.run(apart);
+  }
+
+  private quarantine(item: I) {
+    const { key } = this.opts;
+    if (!key) return;
+    const now = Date.now();
+    if (this.quarantined.size >= 10_000)
+      for (const [k, until] of this.quarantined) if (until <= now) this.quarantined.delete(k);
+    if (this.quarantined.size < 10_000) this.quarantined.set(key(item), now + this.quarantineMs);
+  }
+
+  /**
+   * Writes a batch; true when it was written whole. When it fails for something in its rows (a value the database
+   * refuses, a device deleted meanwhile), it is bisected: the first half is written on its own, then the second —
+   * whose write is skipped (it is split at once) when the first half succeeded, since the failure must be in it.
+   * A failing half is split again, down to the single bad item. One bad item in n costs at most 2·⌈log2 n⌉ extra
+   * statements instead of n, so one bad device cannot slow everyone else's pings; the bad item's key is then
+   * quarantined (see `key`). When the database is unreachable every item would fail the same way: all are
+   * rejected at once.
+   */
+  private async run(batch: Pending<I, O>[], whole = true, knownBad = false): Promise<boolean> {
+    if (!knownBad || batch.length === 1) {
       try {
-        const [o] = await this.opts.write([p.item]);
-        p.resolve(o);
+        const out = await this.opts.write(batch.map((p) => p.item));
+        batch.forEach((p, i) => p.resolve(out[i]));
+        return true;
       } catch (err) {
-        p.reject(err);
+        // The database is unreachable: every item would fail the same way, one by one (and log each time).
+        const unavailable = isDatabaseUnavailable(err);
+        if (batch.length === 1 || unavailable) {
+          for (const p of batch) p.reject(err);
+          if (batch.length === 1 && !unavailable) this.quarantine(batch[0].item);
+          return false;
+        }
+        if (whole) this.opts.onBatchError?.(err, batch.length);
       }
     }
+    const mid = Math.ceil(batch.length / 2);
+    const firstWritten = await this.run(batch.slice(0, mid), false);
+    await this.run(batch.slice(mid), false, firstWritten);
+    return false;
   }
 }

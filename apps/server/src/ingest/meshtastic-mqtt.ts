@@ -76,6 +76,7 @@ export class MeshtasticSubscriber {
         if (!limiter.allow('meshtastic', ids[0] ?? '')) return;
         const [out] = await pipeline.ingestMany([m.fix]);
         if (out.status === 'invalid') log.debug({ message: out.message }, 'Meshtastic position refused');
+        else if (out.status === 'failed') log.warn({ err: out.error }, 'Meshtastic position not stored');
       } else {
         await updateBattery(db, 'meshtastic', m.hardwareIds, m.percent, m.state);
       }

@@ -6,9 +6,32 @@ import { badRequest } from '../lib/errors';
 import { GroupCommitter } from './group-commit';
 import { storeAlert, storeFixes, type AlertInput, type StoredAlert } from './repository';
 import type { FixInput, FixOutcome } from './types';
-import { fixProblem } from './validate';
+import { alertProblem, fixProblem } from './validate';
 
-export type BatchOutcome = FixOutcome | { status: 'invalid'; message: string };
+/**
+ * Per fix of a batch source: stored/duplicate/unknown, `invalid` (refused by validation, never sent to the
+ * database) or `failed` (the database refused it alone — its batch was bisected — or could not be reached).
+ */
+export type BatchOutcome =
+  FixOutcome | { status: 'invalid'; message: string } | { status: 'failed'; error: unknown };
+
+/**
+ * For batch sources that must not fail for one bad fix: throws the first error only when every fix that reached
+ * the database failed (an outage: the caller answers an error and the source re-delivers, which is harmless);
+ * otherwise the failures are per-fix and the caller logs them.
+ */
+export function throwIfAllFailed(outcomes: BatchOutcome[]) {
+  const failed = outcomes.filter((o) => o.status === 'failed');
+  if (failed.length && failed.length === outcomes.filter((o) => o.status !== 'invalid').length)
+    throw failed[0].error;
+}
+
+/** One string per device reference, for the group committer's quarantine of a device sending bad fixes. */
+function deviceKey(ref: FixInput['device']): string {
+  if ('trackingKey' in ref) return `key:${ref.trackingKey}`;
+  if ('deviceId' in ref) return `id:${ref.deviceId}`;
+  return `hw:${ref.source}:${ref.hardwareIds.join(',').toLowerCase()}`;
+}
 
 export interface PipelineOptions {
   db: Db;
@@ -35,7 +58,10 @@ export class IngestPipeline {
       write: (items) => this.write(items),
       concurrency: opts.concurrency,
       maxBatch: opts.maxBatch ?? 500,
-      onBatchError: (err, size) => opts.log.warn({ err, size }, 'ingest batch failed; retrying one by one'),
+      onBatchError: (err, size) =>
+        opts.log.warn({ err, size }, 'ingest batch failed; writing it in halves to isolate the bad fix'),
+      // A device whose fix the database refused is written apart from the others for a minute.
+      key: (f) => deviceKey(f.device),
     });
   }
 
@@ -46,23 +72,39 @@ export class IngestPipeline {
     return this.committer.submit(fix);
   }
 
-  /** A batch from a source that cannot be answered per fix (inReach, SPOT, MQTT): invalid fixes are skipped. */
+  /**
+   * A batch from a source that cannot be answered per fix (inReach, SPOT, MQTT): invalid fixes are skipped, and a
+   * fix the database refuses fails alone (`failed`) instead of failing the batch.
+   */
   async ingestMany(fixes: FixInput[]): Promise<BatchOutcome[]> {
-    // Oldest first, so a backlog arrives in the order the device recorded it.
-    const order = fixes
-      .map((f, i) => i)
-      .sort((a, b) => fixes[a].fixTime.getTime() - fixes[b].fixTime.getTime());
     const out: BatchOutcome[] = new Array<BatchOutcome>(fixes.length);
+    const valid: number[] = [];
+    fixes.forEach((f, i) => {
+      const problem = fixProblem(f);
+      if (problem) out[i] = { status: 'invalid', message: problem };
+      else valid.push(i);
+    });
+    // Oldest first, so a backlog arrives in the order the device recorded it.
+    valid.sort((a, b) => fixes[a].fixTime.getTime() - fixes[b].fixTime.getTime());
     await Promise.all(
-      order.map(async (i) => {
-        const problem = fixProblem(fixes[i]);
-        out[i] = problem ? { status: 'invalid', message: problem } : await this.committer.submit(fixes[i]);
+      valid.map(async (i) => {
+        try {
+          out[i] = await this.committer.submit(fixes[i]);
+        } catch (error) {
+          out[i] = { status: 'failed', error };
+        }
       }),
     );
     return out;
   }
 
+  /** Stores an alert once; null when a duplicate, for an unknown device, or invalid (logged, nothing stored). */
   async recordAlert(a: AlertInput): Promise<StoredAlert | null> {
+    const problem = alertProblem(a);
+    if (problem) {
+      this.opts.log.warn({ kind: a.kind, device: a.device, problem }, 'alert refused');
+      return null;
+    }
     const stored = await storeAlert(this.opts.db, a);
     if (stored) {
       this.publish([

@@ -6,11 +6,11 @@ import { parseInreach } from './adapters/inreach';
 import { parseChirpstack, parseTtn, type LorawanParsed } from './adapters/lorawan';
 import { parseOsmandParams, parseTraccarJson, type OsmandParsed } from './adapters/osmand';
 import { basicPassword, parseOwnTracks } from './adapters/owntracks';
-import type { IngestPipeline } from './pipeline';
+import { throwIfAllFailed, type IngestPipeline } from './pipeline';
 import type { IngestRateLimiter } from './rate-limit';
 import { deviceIdByKey, updateBattery } from './repository';
 import type { FixOutcome } from './types';
-import { fixProblem } from './validate';
+import { batteryProblem, deviceIdProblem, fixProblem } from './validate';
 
 export interface IngestRouteDeps {
   pipeline: IngestPipeline;
@@ -68,8 +68,12 @@ export default async function ingestRoutes(app: FastifyInstance, deps: IngestRou
     }
   });
 
-  /** Validate all first (a request is stored whole or not at all), then store. */
+  /**
+   * Validate all first (a request is stored whole or not at all), then store. A batch larger than a full rate-limit
+   * bucket (MAX_FIXES_PER_REQUEST) is 413: it could never be accepted, and a 429 would be retried forever.
+   */
   async function storeAll(source: string, parsed: OsmandParsed, kind: string): Promise<FixOutcome[]> {
+    limiter.checkSize(parsed.fixes.length);
     for (const f of parsed.fixes) {
       const problem = fixProblem(f);
       if (problem) throw badRequest(problem, 'invalid_position');
@@ -126,6 +130,9 @@ export default async function ingestRoutes(app: FastifyInstance, deps: IngestRou
         );
       };
       if (!key) throw refuse();
+      // A key no device can have (NUL byte, absurd length) never reaches a query.
+      const keyProblem = deviceIdProblem(key);
+      if (keyProblem) throw badRequest(keyProblem, 'invalid_device_id');
       const fix = parseOwnTracks(
         typeof request.body === 'string' ? tryJson(request.body) : request.body,
         key,
@@ -144,45 +151,74 @@ export default async function ingestRoutes(app: FastifyInstance, deps: IngestRou
   );
 
   // --- Garmin inReach IPC Outbound ---
-  app.post(
-    '/api/ingest/inreach',
-    { schema: { tags: ['ingest'], summary: 'Garmin inReach IPC Outbound (X-Outbound-Auth-Token)' } },
-    async (request, reply) => {
-      const token = config.INREACH_OUTBOUND_TOKEN;
-      if (!token) throw notConfigured('inReach', 'INREACH_OUTBOUND_TOKEN');
-      const presented = request.headers['x-outbound-auth-token'];
-      if (!secretMatches(Array.isArray(presented) ? presented[0] : presented, token))
-        throw new HttpError(401, 'unauthorized', 'A valid X-Outbound-Auth-Token header is required.');
-      // Authenticated: always 200 (Garmin suspends integrations that fail); problems are logged, not returned.
-      const { fixes, alerts } = parseInreach(
-        typeof request.body === 'string' ? tryJson(request.body) : request.body,
-      );
-      const allowed = fixes.filter((f) =>
-        limiter.allow('inreach', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
-      );
-      const outcomes = await pipeline.ingestMany(allowed);
-      let alertsStored = 0;
-      for (const a of alerts) if (await pipeline.recordAlert(a)) alertsStored++;
-      const count = (s: string) => outcomes.filter((o) => o.status === s).length;
-      if (count('invalid') || count('unknown_device'))
-        request.log.info(
-          { invalid: count('invalid'), unknown: count('unknown_device') },
-          'inReach events skipped',
+  // In a scope of its own that reads the body as raw bytes and parses it here: Garmin must get 200 for every
+  // batch it sends that can be read (it suspends an integration after repeated non-200 answers), so a bad value in
+  // one event — a NUL character in a message, an impossible time — must skip that event, never refuse the batch.
+  // The adapter drops NUL characters from message text and skips an event whose IMEI has one.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    scope.post(
+      '/api/ingest/inreach',
+      { schema: { tags: ['ingest'], summary: 'Garmin inReach IPC Outbound (X-Outbound-Auth-Token)' } },
+      async (request, reply) => {
+        const token = config.INREACH_OUTBOUND_TOKEN;
+        if (!token) throw notConfigured('inReach', 'INREACH_OUTBOUND_TOKEN');
+        const presented = request.headers['x-outbound-auth-token'];
+        if (!secretMatches(Array.isArray(presented) ? presented[0] : presented, token))
+          throw new HttpError(401, 'unauthorized', 'A valid X-Outbound-Auth-Token header is required.');
+        // Authenticated: 200 for anything readable; bad events are logged, not returned. Only a database that
+        // fails every write gets an error answer, so that Garmin re-delivers (which stores nothing twice).
+        const body = Buffer.isBuffer(request.body) ? tryJson(request.body.toString('utf8')) : request.body;
+        const { fixes, alerts, rejected } = parseInreach(body);
+        const allowed = fixes.filter((f) =>
+          limiter.allow('inreach', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
         );
-      return reply.code(200).send({
-        stored: count('stored'),
-        duplicates: count('duplicate'),
-        skipped: fixes.length - count('stored') - count('duplicate'),
-        alerts: alertsStored,
-      });
-    },
-  );
+        const outcomes = await pipeline.ingestMany(allowed);
+        let alertsStored = 0;
+        const alertErrors: unknown[] = [];
+        for (const a of alerts) {
+          try {
+            if (await pipeline.recordAlert(a)) alertsStored++;
+          } catch (err) {
+            alertErrors.push(err);
+            request.log.error({ err, kind: a.kind, device: a.device }, 'inReach alert not stored');
+          }
+        }
+        throwIfAllFailed(outcomes);
+        if (alertErrors.length && alertErrors.length === alerts.length) throw alertErrors[0];
+        const count = (s: string) => outcomes.filter((o) => o.status === s).length;
+        const invalid = outcomes.flatMap((o) => (o.status === 'invalid' ? [o.message] : []));
+        if (rejected.length || invalid.length || count('unknown_device') || count('failed'))
+          request.log.warn(
+            {
+              rejected: rejected.slice(0, 20),
+              invalid: invalid.slice(0, 20),
+              unknown: count('unknown_device'),
+              failed: count('failed'),
+              rateLimited: fixes.length - allowed.length,
+            },
+            'inReach events skipped',
+          );
+        return reply.code(200).send({
+          stored: count('stored'),
+          duplicates: count('duplicate'),
+          skipped: fixes.length - count('stored') - count('duplicate') + rejected.length,
+          alerts: alertsStored,
+        });
+      },
+    );
+  });
 
   // --- LoRaWAN: The Things Stack and ChirpStack ---
   async function lorawan(request: FastifyRequest, reply: FastifyReply, parsed: LorawanParsed) {
     if (!parsed.devEui) throw badRequest('The uplink names no DevEUI.', 'missing_device_id');
+    const idProblem = deviceIdProblem(parsed.devEui);
+    if (idProblem) throw badRequest(idProblem, 'invalid_device_id');
     const hardwareIds = [parsed.devEui];
     if (!parsed.fix) {
+      const battery = batteryProblem(parsed.batteryPercent);
+      if (battery) throw badRequest(battery, 'invalid_position');
       const id =
         parsed.batteryPercent === null
           ? null

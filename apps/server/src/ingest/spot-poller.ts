@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import { parseSpotFeed } from './adapters/spot';
-import type { IngestPipeline } from './pipeline';
+import { throwIfAllFailed, type IngestPipeline } from './pipeline';
 import type { IngestRateLimiter } from './rate-limit';
 import {
   activeSpotRaceIds,
@@ -158,9 +158,18 @@ export class SpotPoller {
       const fixes = parsed.fixes.filter((f) =>
         limiter.allow('spot', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
       );
-      await pipeline.ingestMany(fixes);
+      // A message with a bad value is skipped (and logged); the others are stored. Only a database failing every
+      // write fails the poll (retried with back-off; re-stored messages are ignored).
+      const outcomes = await pipeline.ingestMany(fixes);
+      throwIfAllFailed(outcomes);
+      const skipped = outcomes.flatMap((o) =>
+        o.status === 'invalid' ? [o.message] : o.status === 'failed' ? [String(o.error)] : [],
+      );
+      if (skipped.length)
+        this.opts.log.warn({ feedId: feed.feedId, skipped: skipped.slice(0, 20) }, 'SPOT messages skipped');
       for (const a of parsed.alerts) await pipeline.recordAlert(a);
-      const times = parsed.fixes.map((f) => f.fixTime.getTime());
+      // Paging stops at messages already seen: only times that were stored count.
+      const times = fixes.filter((_, i) => outcomes[i].status !== 'invalid').map((f) => f.fixTime.getTime());
       if (times.length) newest = Math.max(newest, ...times);
       const oldest = times.length ? Math.min(...times) : 0;
       if (parsed.count < PAGE_SIZE || (st.newest !== undefined && oldest <= st.newest)) break;

@@ -1,6 +1,6 @@
 import type { AlertInput } from '../repository';
 import type { FixInput } from '../types';
-import { num } from '../validate';
+import { cleanText, deviceIdProblem, isLatLon, num } from '../validate';
 
 /** Garmin inReach IPC Outbound: {Version, Events:[{imei, messageCode, timeStamp (ms), point, status}]}. */
 
@@ -22,20 +22,40 @@ interface InreachEvent {
 export interface InreachParsed {
   fixes: FixInput[];
   alerts: AlertInput[];
+  /** Events that could not be read (no usable IMEI, code or time), by index in `Events`, for the log. */
+  rejected: { index: number; reason: string }[];
 }
 
 export function parseInreach(body: unknown): InreachParsed {
   const events = (body && typeof body === 'object' ? (body as { Events?: unknown }).Events : undefined) ?? [];
   const fixes: FixInput[] = [];
   const alerts: AlertInput[] = [];
-  if (!Array.isArray(events)) return { fixes, alerts };
-  for (const raw of events as InreachEvent[]) {
-    if (!raw || typeof raw !== 'object') continue;
+  const rejected: InreachParsed['rejected'] = [];
+  if (!Array.isArray(events)) return { fixes, alerts, rejected };
+  for (const [index, raw] of (events as InreachEvent[]).entries()) {
+    const reject = (reason: string) => rejected.push({ index, reason });
+    if (!raw || typeof raw !== 'object') {
+      reject('not an object');
+      continue;
+    }
     const imei = String(raw.imei ?? '').trim();
     const code = num(raw.messageCode);
     const ms = num(raw.timeStamp);
-    if (!imei || code === undefined || ms === undefined || !Number.isFinite(ms)) continue;
+    if (!imei || code === undefined || ms === undefined || !Number.isFinite(ms)) {
+      reject('imei, messageCode or timeStamp missing');
+      continue;
+    }
+    const imeiProblem = deviceIdProblem(imei);
+    if (imeiProblem) {
+      reject(`imei: ${imeiProblem}`);
+      continue;
+    }
+    // Beyond ±8.64e15 ms JavaScript has no date (1e20 → Invalid Date); the window is the pipeline's to check.
     const at = new Date(ms);
+    if (!Number.isFinite(at.getTime())) {
+      reject('timeStamp is not a time');
+      continue;
+    }
     const device = { source: 'inreach' as const, hardwareIds: [imei] };
     const p = raw.point ?? {};
     const gpsFix = num(p.gpsFix);
@@ -64,11 +84,12 @@ export function parseInreach(body: unknown): InreachParsed {
         device,
         kind,
         at,
-        message: typeof raw.freeText === 'string' && raw.freeText ? raw.freeText : null,
-        lat: hasFix ? (lat ?? null) : null,
-        lon: hasFix ? (lon ?? null) : null,
+        // An SOS text is kept whatever it carries: NUL characters (which no text column holds) are dropped.
+        message: cleanText(raw.freeText),
+        lat: hasFix && isLatLon(lat, lon) ? lat : null,
+        lon: hasFix && isLatLon(lat, lon) ? (lon ?? null) : null,
       });
     }
   }
-  return { fixes, alerts };
+  return { fixes, alerts, rejected };
 }

@@ -53,7 +53,8 @@ export function parseMeshtastic(text: string): MeshtasticParsed {
     // device_metrics telemetry; environment telemetry shares the type but has no battery_level.
     const metrics = (p.device_metrics as Record<string, unknown> | undefined) ?? p;
     const level = num(metrics.battery_level);
-    if (level === undefined || !Number.isFinite(level)) return { kind: 'ignored' };
+    // A negative level is a broken sensor or decoder, not a battery state.
+    if (level === undefined || !Number.isFinite(level) || level < 0) return { kind: 'ignored' };
     // 101 = on external power: no battery percentage, but nothing to worry about.
     const percent = level > 100 ? null : level;
     return {

@@ -1,6 +1,6 @@
 import { badRequest } from '../../lib/errors';
 import { batteryStateFromPercent, type FixInput } from '../types';
-import { num } from '../validate';
+import { deviceIdProblem, num } from '../validate';
 
 /**
  * OsmAnd protocol as Traccar's server reads it: parameters from the query string (GET or the old Traccar Client's
@@ -23,6 +23,13 @@ export function parseOsmandTime(v: unknown, now = new Date()): Date {
 
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
+/** A device id no device of ours can have (NUL byte, absurd length) is refused before it reaches a query. */
+function checkKey(key: string): string {
+  const problem = deviceIdProblem(key);
+  if (problem) throw badRequest(problem, 'invalid_device_id');
+  return key;
+}
+
 export interface OsmandParsed {
   key: string;
   fixes: FixInput[];
@@ -34,6 +41,7 @@ export function parseOsmandParams(params: Record<string, unknown>): OsmandParsed
   for (const [k, v] of Object.entries(params)) p[k] = first(v);
   const key = String(p.id ?? p.deviceid ?? p.device_id ?? '').trim();
   if (!key) throw badRequest('The device id (id) is missing.', 'missing_device_id');
+  checkKey(key);
   let lat = num(p.lat);
   let lon = num(p.lon);
   if ((lat === undefined || lon === undefined) && typeof p.location === 'string') {
@@ -74,6 +82,7 @@ interface TraccarLocation {
 export function parseTraccarJson(body: Record<string, unknown>): OsmandParsed {
   const key = String(body.device_id ?? body.id ?? body.deviceid ?? '').trim();
   if (!key) throw badRequest('The device id (device_id) is missing.', 'missing_device_id');
+  checkKey(key);
   const raw = body.location;
   const list = (Array.isArray(raw) ? raw : [raw]) as (TraccarLocation | undefined)[];
   if (!list.length || list.some((l) => !l || typeof l !== 'object' || !l.coords))

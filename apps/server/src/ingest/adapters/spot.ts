@@ -1,6 +1,6 @@
 import type { AlertInput } from '../repository';
 import type { FixInput } from '../types';
-import { num } from '../validate';
+import { cleanText, deviceIdProblem, isLatLon, MAX_BATTERY_STATE_LENGTH, num } from '../validate';
 
 /** SPOT shared-page feed (message.json). A lone message comes as an object; E-0195 means "no messages". */
 
@@ -38,14 +38,18 @@ export function parseSpotFeed(body: unknown): SpotParsed {
   const fixes: FixInput[] = [];
   const alerts: AlertInput[] = [];
   for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
     const esn = String(m.messengerId ?? '').trim();
     const t = num(m.unixTime);
     const lat = num(m.latitude);
     const lon = num(m.longitude);
     if (!esn || t === undefined || lat === undefined || lon === undefined) continue;
-    const device = { source: 'spot' as const, hardwareIds: [esn] };
+    // An ESN no device can have (NUL byte, absurd length) or a time JavaScript cannot represent: skipped.
+    if (deviceIdProblem(esn)) continue;
     const at = new Date(t * 1000);
-    const batteryState = typeof m.batteryState === 'string' ? m.batteryState.toUpperCase() : null;
+    if (!Number.isFinite(at.getTime())) continue;
+    const device = { source: 'spot' as const, hardwareIds: [esn] };
+    const batteryState = cleanText(m.batteryState, MAX_BATTERY_STATE_LENGTH)?.toUpperCase() ?? null;
     fixes.push({
       device,
       source: 'spot',
@@ -59,8 +63,15 @@ export function parseSpotFeed(body: unknown): SpotParsed {
     });
     const kind = ALERT_TYPES[String(m.messageType ?? '')];
     if (kind) {
-      const text = typeof m.messageContent === 'string' ? m.messageContent : null;
-      alerts.push({ device, kind, at, message: text, lat, lon });
+      const where = isLatLon(lat, lon);
+      alerts.push({
+        device,
+        kind,
+        at,
+        message: cleanText(m.messageContent),
+        lat: where ? lat : null,
+        lon: where ? lon : null,
+      });
     }
   }
   return { ok: true, fixes, alerts, count: messages.length };
