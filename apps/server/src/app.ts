@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
+import inputGuardPlugin from './plugins/input-guard';
 import authPlugin from './plugins/auth';
 import oidcPlugin from './oidc/plugin';
 import configRoutes from './routes/config';
@@ -49,6 +50,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   if (!opts.database) app.addHook('onClose', async () => database.close());
 
   await app.register(errorsPlugin);
+  // Upload size on the header, id and NUL checks: before auth and every route.
+  await app.register(inputGuardPlugin);
 
   // --- infrastructure (order matters) ---
   await app.register(authPlugin);

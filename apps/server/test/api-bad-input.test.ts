@@ -170,7 +170,7 @@ describe.each(dbKinds)('bad input (%s)', (kind) => {
     const token = url.startsWith('/api/admin') ? admin : alice;
     const res = await call(t, method as 'GET', url, { token });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'validation_error', message: expect.any(String) });
+    expect(res.json()).toEqual({ error: 'invalid_id', message: expect.any(String) });
     expect(await snapshot()).toBe(before);
   });
 

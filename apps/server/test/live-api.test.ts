@@ -126,7 +126,7 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
     }
     const bad = await t.app.inject({ url: `/api/open/races/abc/leaderboard` });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error).toBe('validation_error');
+    expect(bad.json().error).toBe('invalid_id');
     expect(
       (await t.app.inject({ url: `/api/open/races/${race.raceId}/leaderboard?ageGroup=old` })).statusCode,
     ).toBe(400);

@@ -3,10 +3,29 @@ import { DEVICE_SOURCES } from './entities';
 
 /** Request body schemas, shared by the server (validation, OpenAPI) and the web app (forms). */
 
-const isoDateTime = z
-  .string()
+/** Earliest and latest instant a race may start at (UTC): a sane range that every database and browser handles. */
+export const MIN_START_TIME = Date.UTC(2000, 0, 1);
+export const MAX_START_TIME = Date.UTC(2101, 0, 1) - 1;
+const START_TIME_RULE =
+  'must be an ISO 8601 date-time with an offset (Z or ±hh:mm), such as 2026-06-01T06:00:00Z, ' +
+  'between the years 2000 and 2100';
+
+/**
+ * A real ISO 8601 date-time with seconds and an offset: `2026-06-01T06:00:00Z`, `…06:00:00.000Z` (what a browser's
+ * toISOString() sends) or `…08:00:00+02:00`. Calendar-checked (no 30 February), within MIN/MAX_START_TIME; no bare
+ * numbers, dates without a time, local times, or expanded years (`+275760-…`), which JavaScript would accept but
+ * turn into another date or one the database refuses.
+ */
+export const isoDateTime = z.iso
+  .datetime({ offset: true, error: START_TIME_RULE })
   .max(64)
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO 8601 date-time' });
+  .refine(
+    (s) => {
+      const t = Date.parse(s);
+      return t >= MIN_START_TIME && t <= MAX_START_TIME;
+    },
+    { error: START_TIME_RULE },
+  );
 
 export const raceBodySchema = z.object({
   Name: z.string().trim().min(1, 'Name is required').max(200),

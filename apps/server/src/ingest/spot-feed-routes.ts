@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireAdmin } from '../plugins/auth';
 import { conflict, notFound } from '../lib/errors';
+import { idParams } from '../routes/schemas';
 import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './repository';
 import type { SpotPoller } from './spot-poller';
 
@@ -87,7 +88,7 @@ export default async function spotFeedRoutes(app: FastifyInstance, deps: { polle
         tags: ['admin'],
         security,
         summary: 'Remove a SPOT feed',
-        params: z.object({ id: z.coerce.number().int().positive() }),
+        params: idParams,
       },
     },
     async (request, reply) => {

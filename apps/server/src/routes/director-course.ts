@@ -3,12 +3,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../lib/errors';
 import { requireUser } from '../plugins/auth';
+import { assertNoNul } from '../plugins/input-guard';
 import * as courses from '../services/courses';
 import { notifyRaceChanged } from '../services/race-events';
 import { getOwnedRace } from '../services/races';
 import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from './schemas';
 
 export const MAX_GPX_BYTES = 20 * 1024 * 1024;
+/** The whole multipart request: the file plus room for its part headers and boundaries. */
+export const MAX_UPLOAD_BYTES = MAX_GPX_BYTES + 64 * 1024;
 
 /** Course of the caller's race: read, upload (multipart field "file"), delete. */
 const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -43,6 +46,8 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
         params: raceIdParams,
         response: { 201: courseSchema },
       },
+      // A Content-Length above this is a 413 before the body is read (plugins/input-guard.ts).
+      config: { maxUploadBytes: MAX_UPLOAD_BYTES },
     },
     async (request, reply) => {
       const user = requireUser(request);
@@ -58,9 +63,13 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
       let file: { data: Buffer; fileName: string | null } | null = null;
       try {
         for await (const part of request.parts()) {
+          assertNoNul(part.fieldname, 'A multipart field name');
           if (part.type === 'file') {
+            assertNoNul(part.filename ?? '', 'The file name');
             const data = await part.toBuffer();
             if (part.fieldname === 'file' && !file) file = { data, fileName: part.filename || null };
+          } else if (typeof part.value === 'string') {
+            assertNoNul(part.value, part.fieldname);
           }
         }
       } catch (err) {
@@ -72,9 +81,9 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
             `The file is larger than ${MAX_GPX_BYTES / 1024 / 1024} MB.`,
           );
         }
-        if (code && /^FST_/.test(code))
-          throw badRequest(`The upload could not be read: ${(err as Error).message}`);
-        throw err;
+        if (err instanceof HttpError) throw err;
+        // Everything else here comes from reading the request (multipart parser, truncated or malformed body).
+        throw badRequest(`The upload could not be read: ${(err as Error).message}`);
       }
       if (!file) throw badRequest('Please select a GPX file first (multipart field "file").', 'file_missing');
       const course = await courses.uploadCourse(app.db, app.config.publicUrl, user.id, raceId, file);

@@ -6,8 +6,33 @@ import { DEVICE_SOURCES } from '@racebeacon/domain';
  * here can never leak (e.g. a device's TrackingKey in a non-admin response). They also feed the OpenAPI document.
  */
 
-/** A positive 32-bit id from a path segment: anything else is a 400, never a database error. */
-export const id = z.coerce.number().int().positive().max(2_147_483_647);
+/** Ids are PostgreSQL `integer` identity columns. */
+export const MAX_ID = 2_147_483_647;
+const DECIMAL_ID = /^[1-9][0-9]{0,9}$/;
+export const ID_RULE = `must be a decimal id from 1 to ${MAX_ID} (digits only)`;
+
+/**
+ * The id in a path segment, or null: decimal digits only (no sign, no leading zero, no whitespace, no `0x1`,
+ * `1e0` or `0b1` that Number() would also read as 1) and within the column's range.
+ */
+export function parseId(value: unknown): number | null {
+  if (typeof value !== 'string' || !DECIMAL_ID.test(value)) return null;
+  const n = Number(value);
+  return n <= MAX_ID ? n : null;
+}
+
+/**
+ * The one id schema of every route parameter (`:id`, `:raceId`, …). plugins/input-guard.ts applies the same rule
+ * (parseId) to every id-named parameter before validation, answering 400 `invalid_id`.
+ */
+export const id = z.preprocess(
+  (v) => parseId(v) ?? v,
+  z
+    .number({ error: ID_RULE })
+    .int({ error: ID_RULE })
+    .min(1, { error: ID_RULE })
+    .max(MAX_ID, { error: ID_RULE }),
+);
 
 export const raceIdParams = z.object({ raceId: id });
 export const idParams = z.object({ id });

@@ -1,21 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import {
-  courseStats,
-  GpxError,
-  parseGpx,
-  prepareCourse,
-  toGeoJson,
-  toGpx,
-  type Course,
-  type CoursePoint,
-  type ParsedGpx,
-} from '@racebeacon/domain';
+import { sql } from 'drizzle-orm';
+import { GpxError, toGeoJson, toGpx, type Course, type CoursePoint } from '@racebeacon/domain';
 import type { Db } from '../db/client';
-import type { CourseGeometry } from '../db/schema';
 import { badRequest, notFound } from '../lib/errors';
 import * as repo from '../repositories/courses';
 import * as racesRepo from '../repositories/races';
 import { getOrCreateSetting } from '../repositories/settings';
+import { analyseGpxFile } from './gpx-off-thread';
 import { getApprovedRace, getOwnedRace } from './races';
 
 /**
@@ -47,7 +38,7 @@ export interface CourseLinks {
 async function linksFor(
   db: Db,
   publicUrl: string,
-  row: repo.CourseRow,
+  row: Pick<repo.CourseRow, 'id' | 'raceId'>,
   approved: boolean,
 ): Promise<CourseLinks> {
   const query = approved ? '' : `?key=${linkKey(await linkSecret(db), row.raceId, row.id)}`;
@@ -58,7 +49,7 @@ async function linksFor(
   };
 }
 
-function toCourse(row: repo.CourseRow, links: CourseLinks): Course {
+function toCourse(row: repo.CourseSummaryRow, links: CourseLinks): Course {
   return {
     CourseId: row.id,
     RaceId: row.raceId,
@@ -76,20 +67,6 @@ function toCourse(row: repo.CourseRow, links: CourseLinks): Course {
       DistanceM: w.distanceM ?? null,
     })),
   };
-}
-
-/** Each waypoint with the distance along the course of its first pass (null when it is not near the course). */
-function projectWaypoints(parsed: ParsedGpx): CourseGeometry['waypoints'] {
-  const prepared = prepareCourse({ points: parsed.points, waypoints: parsed.waypoints });
-  return parsed.waypoints.map((w) => {
-    const pass = prepared.waypoints.find((p) => p.name === w.name && p.lat === w.lat && p.lon === w.lon);
-    return {
-      name: w.name,
-      lat: w.lat,
-      lon: w.lon,
-      distanceM: pass ? Math.round(pass.distanceM * 10) / 10 : null,
-    };
-  });
 }
 
 export async function getPublicCourse(db: Db, publicUrl: string, raceId: number): Promise<Course> {
@@ -122,7 +99,10 @@ export async function getCourseForReview(db: Db, publicUrl: string, raceId: numb
   return row ? toCourse(row, await linksFor(db, publicUrl, row, race.approved)) : null;
 }
 
-/** Parses first (nothing is written for a bad file), then replaces the race's course in one transaction. */
+/**
+ * Parses first (nothing is written for a bad file; a large file in a worker thread, see gpx-off-thread.ts), then
+ * replaces the race's course in one transaction. The points reach the database as JSON text made by the parser.
+ */
 export async function uploadCourse(
   db: Db,
   publicUrl: string,
@@ -131,17 +111,16 @@ export async function uploadCourse(
   file: { data: Buffer; fileName: string | null },
 ): Promise<Course> {
   const race = await getOwnedRace(db, directorId, raceId);
-  let parsed;
+  let analysed;
   try {
-    parsed = parseGpx(file.data.toString('utf8'));
+    analysed = await analyseGpxFile(file.data);
   } catch (err) {
     if (err instanceof GpxError) throw badRequest(err.message, 'invalid_gpx');
     throw err;
   }
-  const stats = courseStats(parsed.points);
-  const geometry: CourseGeometry = { points: parsed.points, waypoints: projectWaypoints(parsed) };
+  const { stats } = analysed;
   const fileName = file.fileName ? file.fileName.slice(0, 255) : null;
-  const name = parsed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
+  const name = analysed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
   const row = await db.transaction(async (tx) => {
     // The race may have been deleted meanwhile; lock it so the course never outlives it.
     if (!(await racesRepo.findRaceForUpdate(tx, raceId))) throw notFound(`Race ${raceId} was not found.`);
@@ -149,7 +128,7 @@ export async function uploadCourse(
       raceId,
       name,
       fileName,
-      geometry,
+      geometry: sql`${analysed.geometryJson}::jsonb`,
       lengthM: stats.lengthM,
       climbM: stats.climbM,
       descentM: stats.descentM,
@@ -157,7 +136,8 @@ export async function uploadCourse(
       hasElevation: stats.hasElevation,
     });
   });
-  return toCourse(row, await linksFor(db, publicUrl, row, race.approved));
+  const course = { ...row, geometry: { waypoints: analysed.waypoints } };
+  return toCourse(course, await linksFor(db, publicUrl, course, race.approved));
 }
 
 export async function deleteCourse(
