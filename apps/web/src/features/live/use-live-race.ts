@@ -23,7 +23,10 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
 
   useEffect(() => {
-    const source = new EventSource(`/api/open/races/${raceId}/live`);
+    let source: EventSource | null = null;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let stopped = false;
     const parse = <T>(e: MessageEvent): T | null => {
       try {
         return JSON.parse(e.data as string) as T;
@@ -31,30 +34,54 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
         return null;
       }
     };
-    source.addEventListener('snapshot', (e) => {
-      const msg = parse<SnapshotMessage>(e as MessageEvent);
-      if (msg) dispatch({ kind: 'snapshot', msg });
-      // After End Race nothing moves any more (fixes no longer advance anyone): keep the results, free the stream.
-      if (msg && msg.ClockStoppedAt !== null) {
-        source.close();
-        setStatus('final');
-      } else setStatus('live');
-    });
-    source.addEventListener('update', (e) => {
-      const msg = parse<UpdateMessage>(e as MessageEvent);
-      if (msg) dispatch({ kind: 'update', msg });
-      setStatus('live');
-    });
-    source.addEventListener('gone', () => {
-      source.close();
-      setStatus('closed');
-    });
-    source.onopen = () => setStatus((s) => (s === 'final' ? s : 'live'));
-    source.onerror = () =>
-      setStatus((s) =>
-        s === 'final' ? s : source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting',
-      );
-    return () => source.close();
+    const stop = (next: ConnectionStatus) => {
+      stopped = true;
+      source?.close();
+      setStatus(next);
+    };
+    const open = () => {
+      const es = new EventSource(`/api/open/races/${raceId}/live`);
+      source = es;
+      es.addEventListener('snapshot', (e) => {
+        const msg = parse<SnapshotMessage>(e as MessageEvent);
+        if (msg) dispatch({ kind: 'snapshot', msg });
+        // After End Race nothing moves any more (fixes no longer advance anyone): keep the results, free the stream.
+        if (msg && msg.ClockStoppedAt !== null) stop('final');
+        else setStatus('live');
+      });
+      es.addEventListener('update', (e) => {
+        const msg = parse<UpdateMessage>(e as MessageEvent);
+        if (msg) dispatch({ kind: 'update', msg });
+        setStatus('live');
+      });
+      es.addEventListener('gone', () => stop('closed'));
+      es.onopen = () => {
+        failures = 0;
+        setStatus((s) => (s === 'final' ? s : 'live'));
+      };
+      es.onerror = () => {
+        if (stopped) return;
+        if (es.readyState !== EventSource.CLOSED) {
+          setStatus((s) => (s === 'final' ? s : 'reconnecting'));
+          return;
+        }
+        // The browser gives up by itself when the server answers other than 200 (a full server says 503, too many
+        // streams from this address 429, a proxy during a restart 502): try again later, with jittered back-off
+        // from 5 s to 2 min, so a crowd of viewers does not come back all at once.
+        failures++;
+        const wait = Math.min(120_000, 5_000 * 2 ** (failures - 1)) * (0.75 + Math.random() / 2);
+        setStatus('reconnecting');
+        retryTimer = setTimeout(() => {
+          if (!stopped) open();
+        }, wait);
+      };
+    };
+    open();
+    return () => {
+      stopped = true;
+      clearTimeout(retryTimer);
+      source?.close();
+    };
   }, [raceId]);
 
   return { state, status };
