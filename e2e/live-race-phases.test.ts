@@ -5,8 +5,8 @@ import { launchBrowser, newPage, screenshot } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 import { seriousA11yViolations } from './support/web';
 import { races } from '../apps/server/src/db/schema';
-import { endRace } from '../apps/server/src/services/races';
-import { notifyRaceChanged } from '../apps/server/src/services/race-events';
+import { raceEventsOnBus } from '../apps/server/src/lib/race-events';
+import { RaceService } from '../apps/server/src/services/races';
 import { pointAlong, postFixes, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
 
 /**
@@ -94,8 +94,8 @@ it('reads as final results once End Race is pressed, live until then', async () 
   await expect(page.locator('.hero-top .pill').textContent()).resolves.toBe('Live');
   await expect(page.locator('.live-status', { hasText: 'No signal' }).count()).resolves.toBe(2);
 
-  await endRace(server.app.db, 'dir-live', ending.raceId);
-  await notifyRaceChanged(server.app, ending.raceId);
+  const races = new RaceService(server.app.db, raceEventsOnBus(server.app.events, server.app.log));
+  await races.endRace('dir-live', ending.raceId);
 
   // The open page switches by itself: results, the time the race finished, no live connection status.
   await page.locator('[data-status="final"]').waitFor();

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
+import { raceEventsOnBus } from './lib/race-events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import { openDatabase, type Database } from './db/client';
 import errorsPlugin from './plugins/errors';
@@ -64,7 +65,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(readyRoutes); // GET /api/ready: database, migrations and event bus (503 when not)
   await app.register(configRoutes);
   await app.register(livePlugin);
-  await app.register(apiRoutes);
+  // The services announce race changes to live viewers on the event bus.
+  await app.register(apiRoutes, { raceEvents: raceEventsOnBus(app.events, app.log) });
   await app.register(ingestPlugin);
   await app.register(demoPlugin);
 

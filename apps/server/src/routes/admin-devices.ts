@@ -2,12 +2,11 @@ import { deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAdmin } from '../plugins/auth';
-import * as devices from '../services/devices';
-import { notifyRaceChanged } from '../services/race-events';
+import type { DeviceService } from '../services/devices';
 import { adminDeviceSchema, deletedSchema, deviceIdParams, deviceRaceParams } from './schemas';
 
 /** Device inventory for admins: the only responses that carry TrackingKey. */
-const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
+const adminDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = async (app, { devices }) => {
   const tags = ['admin'];
   const security = [{ bearerAuth: [] }];
 
@@ -16,7 +15,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags, security, summary: 'All devices', response: { 200: z.array(adminDeviceSchema) } } },
     async (request) => {
       requireAdmin(request);
-      return devices.listDevices(app.db);
+      return devices.listDevices();
     },
   );
 
@@ -33,7 +32,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       requireAdmin(request);
-      return reply.code(201).send(await devices.createDevice(app.db, request.body));
+      return reply.code(201).send(await devices.createDevice(request.body));
     },
   );
 
@@ -51,9 +50,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      const device = await devices.updateDevice(app.db, request.params.deviceId, request.body);
-      if (device.RaceId !== null) await notifyRaceChanged(app, device.RaceId);
-      return device;
+      return devices.updateDevice(request.params.deviceId, request.body);
     },
   );
 
@@ -70,7 +67,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      return devices.rotateTrackingKey(app.db, request.params.deviceId);
+      return devices.rotateTrackingKey(request.params.deviceId);
     },
   );
 
@@ -88,8 +85,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       requireAdmin(request);
       const { deviceId } = request.params;
-      const { raceId } = await devices.deleteDevice(app.db, deviceId);
-      if (raceId !== null) await notifyRaceChanged(app, raceId);
+      await devices.deleteDevice(deviceId);
       return { Deleted: true as const, DeviceId: deviceId };
     },
   );
@@ -108,10 +104,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       requireAdmin(request);
       const { deviceId, raceId } = request.params;
-      const { device, previousRaceId } = await devices.assignDeviceToRace(app.db, deviceId, raceId);
-      if (previousRaceId !== null && previousRaceId !== raceId) await notifyRaceChanged(app, previousRaceId);
-      await notifyRaceChanged(app, raceId);
-      return device;
+      return devices.assignDeviceToRace(deviceId, raceId);
     },
   );
 
@@ -128,12 +121,7 @@ const adminDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      const { device, previousRaceId } = await devices.unassignDeviceFromRace(
-        app.db,
-        request.params.deviceId,
-      );
-      if (previousRaceId !== null) await notifyRaceChanged(app, previousRaceId);
-      return device;
+      return devices.unassignDeviceFromRace(request.params.deviceId);
     },
   );
 };

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAdmin } from '../plugins/auth';
-import { notifyRaceChanged } from '../services/race-events';
-import { getRaceRequest } from '../services/race-requests';
-import * as races from '../services/races';
+import type { RaceRequestService } from '../services/race-requests';
 import { courseSchema, raceIdParams, raceSchema } from './schemas';
 
 const raceRequestSchema = raceSchema
@@ -11,7 +9,10 @@ const raceRequestSchema = raceSchema
   .meta({ id: 'RaceRequest' });
 
 /** Race requests: unapproved races waiting for an admin. */
-const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
+const adminRequestRoutes: FastifyPluginAsyncZod<{ requests: RaceRequestService }> = async (
+  app,
+  { requests },
+) => {
   const tags = ['admin'];
   const security = [{ bearerAuth: [] }];
 
@@ -27,7 +28,7 @@ const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      return races.listPendingRaces(app.db);
+      return requests.listPendingRaces();
     },
   );
 
@@ -44,7 +45,7 @@ const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      return getRaceRequest(app.db, app.config.publicUrl, request.params.raceId);
+      return requests.getRaceRequest(request.params.raceId);
     },
   );
 
@@ -61,9 +62,7 @@ const adminRequestRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       requireAdmin(request);
-      const race = await races.approveRace(app.db, request.params.raceId);
-      await notifyRaceChanged(app, race.RaceId);
-      return race;
+      return requests.approveRace(request.params.raceId);
     },
   );
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { renderCourseMapHtml } from '../services/course-map';
-import * as courses from '../services/courses';
+import { courseGeoJson, courseGpx, type CourseService } from '../services/courses';
 import type { CoursePoint } from '@racebeacon/domain';
 import { raceIdParams } from './schemas';
 
@@ -13,7 +13,7 @@ const keyQuery = z.object({
  * What Course.MapUrl / GeoJsonUrl / GpxUrl point at. Public for approved races; for unapproved ones only with the
  * link key handed out by the director endpoints (see services/courses.ts).
  */
-const courseFileRoutes: FastifyPluginAsyncZod = async (app) => {
+const courseFileRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = async (app, { courses }) => {
   const tags = ['open'];
 
   app.get(
@@ -29,7 +29,7 @@ const courseFileRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { raceId } = request.params;
-      const row = await courses.getCourseForLink(app.db, raceId, request.query.key);
+      const row = await courses.getCourseForLink(raceId, request.query.key);
       const q = request.query.key ? `?key=${encodeURIComponent(request.query.key)}` : '';
       const html = renderCourseMapHtml({
         productName: app.config.PRODUCT_NAME,
@@ -64,12 +64,12 @@ const courseFileRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const row = await courses.getCourseForLink(app.db, request.params.raceId, request.query.key);
+      const row = await courses.getCourseForLink(request.params.raceId, request.query.key);
       return reply
         .type('application/geo+json')
         .header('content-disposition', `inline; filename="race-${row.raceId}-course.geojson"`)
         .header('cache-control', 'no-cache')
-        .send(JSON.stringify(courses.courseGeoJson(row)));
+        .send(JSON.stringify(courseGeoJson(row)));
     },
   );
 
@@ -85,12 +85,12 @@ const courseFileRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const row = await courses.getCourseForLink(app.db, request.params.raceId, request.query.key);
+      const row = await courses.getCourseForLink(request.params.raceId, request.query.key);
       return reply
         .type('application/gpx+xml; charset=utf-8')
         .header('content-disposition', `attachment; filename="race-${row.raceId}-course.gpx"`)
         .header('cache-control', 'no-cache')
-        .send(courses.courseGpx(row, app.config.PRODUCT_NAME));
+        .send(courseGpx(row, app.config.PRODUCT_NAME));
     },
   );
 };

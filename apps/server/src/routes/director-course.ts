@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { badRequest, HttpError } from '../lib/errors';
 import { requireUser } from '../plugins/auth';
 import { assertNoNul } from '../plugins/input-guard';
-import * as courses from '../services/courses';
-import { notifyRaceChanged } from '../services/race-events';
-import { getOwnedRace } from '../services/races';
+import type { CourseService } from '../services/courses';
+import type { RaceService } from '../services/races';
 import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from './schemas';
 
 export const MAX_GPX_BYTES = 20 * 1024 * 1024;
@@ -14,7 +13,10 @@ export const MAX_GPX_BYTES = 20 * 1024 * 1024;
 export const MAX_UPLOAD_BYTES = MAX_GPX_BYTES + 64 * 1024;
 
 /** Course of the caller's race: read, upload (multipart field "file"), delete. */
-const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
+const directorCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService; races: RaceService }> = async (
+  app,
+  { courses, races },
+) => {
   const tags = ['director'];
   const security = [{ bearerAuth: [] }];
   // Encapsulated: multipart parsing exists only for the routes of this plugin.
@@ -31,8 +33,7 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: courseSchema },
       },
     },
-    async (request) =>
-      courses.getDirectorCourse(app.db, app.config.publicUrl, requireUser(request).id, request.params.raceId),
+    async (request) => courses.getDirectorCourse(requireUser(request).id, request.params.raceId),
   );
 
   app.post(
@@ -52,7 +53,7 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const user = requireUser(request);
       const { raceId } = request.params;
-      await getOwnedRace(app.db, user.id, raceId);
+      await races.getOwnedRace(user.id, raceId);
       if (!request.isMultipart()) {
         throw new HttpError(
           415,
@@ -86,9 +87,7 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
         throw badRequest(`The upload could not be read: ${(err as Error).message}`);
       }
       if (!file) throw badRequest('Please select a GPX file first (multipart field "file").', 'file_missing');
-      const course = await courses.uploadCourse(app.db, app.config.publicUrl, user.id, raceId, file);
-      await notifyRaceChanged(app, raceId);
-      return reply.code(201).send(course);
+      return reply.code(201).send(await courses.uploadCourse(user.id, raceId, file));
     },
   );
 
@@ -105,8 +104,7 @@ const directorCourseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { raceId, courseId } = request.params;
-      await courses.deleteCourse(app.db, requireUser(request).id, raceId, courseId);
-      await notifyRaceChanged(app, raceId);
+      await courses.deleteCourse(requireUser(request).id, raceId, courseId);
       return { Deleted: true as const, CourseId: courseId };
     },
   );

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireUser } from '../plugins/auth';
-import * as devices from '../services/devices';
-import { notifyRaceChanged } from '../services/race-events';
+import type { DeviceService } from '../services/devices';
 import {
   availableDeviceSchema,
   deviceRaceParams,
@@ -12,7 +11,7 @@ import {
 } from './schemas';
 
 /** Hand-overs of a race's devices to its runners, by the race's director. Never exposes tracking keys. */
-const directorDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
+const directorDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = async (app, { devices }) => {
   const tags = ['director'];
   const security = [{ bearerAuth: [] }];
 
@@ -27,7 +26,7 @@ const directorDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(availableDeviceSchema) },
       },
     },
-    async (request) => devices.listAvailableDevices(app.db, requireUser(request).id, request.params.raceId),
+    async (request) => devices.listAvailableDevices(requireUser(request).id, request.params.raceId),
   );
 
   app.put(
@@ -43,15 +42,7 @@ const directorDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { deviceId, raceId, runnerId } = request.params;
-      const device = await devices.assignDeviceToRunner(
-        app.db,
-        requireUser(request).id,
-        deviceId,
-        raceId,
-        runnerId,
-      );
-      await notifyRaceChanged(app, raceId);
-      return device;
+      return devices.assignDeviceToRunner(requireUser(request).id, deviceId, raceId, runnerId);
     },
   );
 
@@ -68,14 +59,7 @@ const directorDeviceRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { deviceId, raceId } = request.params;
-      const device = await devices.unassignDeviceFromRunner(
-        app.db,
-        requireUser(request).id,
-        deviceId,
-        raceId,
-      );
-      await notifyRaceChanged(app, raceId);
-      return device;
+      return devices.unassignDeviceFromRunner(requireUser(request).id, deviceId, raceId);
     },
   );
 };

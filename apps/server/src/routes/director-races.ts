@@ -2,20 +2,18 @@ import { raceBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireUser } from '../plugins/auth';
-import { notifyRaceChanged } from '../services/race-events';
-import * as races from '../services/races';
-import { toRace } from '../services/dto';
+import type { RaceService } from '../services/races';
 import { deletedSchema, idParams, raceSchema } from './schemas';
 
 /** The caller's own races. Approved/HasStarted/HasFinished/DirectorId in a body are ignored (not in the schema). */
-const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
+const directorRaceRoutes: FastifyPluginAsyncZod<{ races: RaceService }> = async (app, { races }) => {
   const tags = ['director'];
   const security = [{ bearerAuth: [] }];
 
   app.get(
     '/api/director/races',
     { schema: { tags, security, summary: "The caller's races", response: { 200: z.array(raceSchema) } } },
-    async (request) => races.listDirectorRaces(app.db, requireUser(request).id),
+    async (request) => races.listDirectorRaces(requireUser(request).id),
   );
 
   app.get(
@@ -29,7 +27,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: raceSchema },
       },
     },
-    async (request) => toRace(await races.getOwnedRace(app.db, requireUser(request).id, request.params.id)),
+    async (request) => races.getDirectorRace(requireUser(request).id, request.params.id),
   );
 
   app.post(
@@ -44,7 +42,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const race = await races.createRace(app.db, requireUser(request).id, request.body);
+      const race = await races.createRace(requireUser(request).id, request.body);
       return reply.code(201).send(race);
     },
   );
@@ -62,9 +60,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const race = await races.updateRace(app.db, requireUser(request).id, request.params.id, request.body);
-      await notifyRaceChanged(app, race.RaceId);
-      return race;
+      return races.updateRace(requireUser(request).id, request.params.id, request.body);
     },
   );
 
@@ -80,8 +76,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      await races.deleteRace(app.db, requireUser(request).id, request.params.id);
-      await notifyRaceChanged(app, request.params.id);
+      await races.deleteRace(requireUser(request).id, request.params.id);
       return { Deleted: true as const, RaceId: request.params.id };
     },
   );
@@ -98,9 +93,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const race = await races.startRace(app.db, requireUser(request).id, request.params.id);
-      await notifyRaceChanged(app, race.RaceId);
-      return race;
+      return races.startRace(requireUser(request).id, request.params.id);
     },
   );
 
@@ -116,9 +109,7 @@ const directorRaceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const race = await races.endRace(app.db, requireUser(request).id, request.params.id);
-      await notifyRaceChanged(app, race.RaceId);
-      return race;
+      return races.endRace(requireUser(request).id, request.params.id);
     },
   );
 };

@@ -2,12 +2,11 @@ import { runnerBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireUser } from '../plugins/auth';
-import { notifyRaceChanged } from '../services/race-events';
-import * as runners from '../services/runners';
+import type { RunnerService } from '../services/runners';
 import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from './schemas';
 
 /** Runners of the caller's races (approved or not), with the device each holds. */
-const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
+const directorRunnerRoutes: FastifyPluginAsyncZod<{ runners: RunnerService }> = async (app, { runners }) => {
   const tags = ['director'];
   const security = [{ bearerAuth: [] }];
 
@@ -22,7 +21,7 @@ const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(runnerSchema) },
       },
     },
-    async (request) => runners.listDirectorRunners(app.db, requireUser(request).id, request.params.raceId),
+    async (request) => runners.listDirectorRunners(requireUser(request).id, request.params.raceId),
   );
 
   app.post(
@@ -39,8 +38,7 @@ const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { raceId } = request.params;
-      const runner = await runners.createRunner(app.db, requireUser(request).id, raceId, request.body);
-      await notifyRaceChanged(app, raceId);
+      const runner = await runners.createRunner(requireUser(request).id, raceId, request.body);
       return reply.code(201).send(runner);
     },
   );
@@ -59,15 +57,7 @@ const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { raceId, runnerId } = request.params;
-      const runner = await runners.updateRunner(
-        app.db,
-        requireUser(request).id,
-        raceId,
-        runnerId,
-        request.body,
-      );
-      await notifyRaceChanged(app, raceId);
-      return runner;
+      return runners.updateRunner(requireUser(request).id, raceId, runnerId, request.body);
     },
   );
 
@@ -84,8 +74,7 @@ const directorRunnerRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { raceId, runnerId } = request.params;
-      await runners.deleteRunner(app.db, requireUser(request).id, raceId, runnerId);
-      await notifyRaceChanged(app, raceId);
+      await runners.deleteRunner(requireUser(request).id, raceId, runnerId);
       return { Deleted: true as const, RunnerId: runnerId };
     },
   );

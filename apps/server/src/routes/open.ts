@@ -1,32 +1,35 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import * as courses from '../services/courses';
-import * as races from '../services/races';
-import * as runners from '../services/runners';
-import { toRace } from '../services/dto';
+import type { CourseService } from '../services/courses';
+import type { RaceService } from '../services/races';
+import type { RunnerService } from '../services/runners';
 import { courseSchema, idParams, publicRunnerSchema, raceIdParams, raceSchema } from './schemas';
 
 /** Anonymous reads: approved races only; an unapproved race is a 404 here. */
-const openRoutes: FastifyPluginAsyncZod = async (app) => {
+const openRoutes: FastifyPluginAsyncZod<{
+  races: RaceService;
+  runners: RunnerService;
+  courses: CourseService;
+}> = async (app, { races, runners, courses }) => {
   const tags = ['open'];
 
   app.get(
     '/api/open/races',
     { schema: { tags, summary: 'Approved races', response: { 200: z.array(raceSchema) } } },
-    async () => races.listPublicRaces(app.db),
+    async () => races.listPublicRaces(),
   );
 
   // Registered as a static path, so find-my-way never takes "not-started" for an id.
   app.get(
     '/api/open/races/not-started',
     { schema: { tags, summary: 'Approved races not yet started', response: { 200: z.array(raceSchema) } } },
-    async () => races.listPublicRaces(app.db, { notStartedOnly: true }),
+    async () => races.listPublicRaces({ notStartedOnly: true }),
   );
 
   app.get(
     '/api/open/races/:id',
     { schema: { tags, summary: 'One approved race', params: idParams, response: { 200: raceSchema } } },
-    async (request) => toRace(await races.getApprovedRace(app.db, request.params.id)),
+    async (request) => races.getPublicRace(request.params.id),
   );
 
   app.get(
@@ -39,7 +42,7 @@ const openRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.array(publicRunnerSchema) },
       },
     },
-    async (request) => runners.listPublicRunners(app.db, request.params.raceId),
+    async (request) => runners.listPublicRunners(request.params.raceId),
   );
 
   app.get(
@@ -52,7 +55,7 @@ const openRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: courseSchema },
       },
     },
-    async (request) => courses.getPublicCourse(app.db, app.config.publicUrl, request.params.raceId),
+    async (request) => courses.getPublicCourse(request.params.raceId),
   );
 };
 

@@ -3,11 +3,12 @@ import { sql } from 'drizzle-orm';
 import { GpxError, toGeoJson, toGpx, type Course, type CoursePoint } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { badRequest, notFound } from '../lib/errors';
+import type { RaceEvents } from '../lib/race-events';
 import * as repo from '../repositories/courses';
 import * as racesRepo from '../repositories/races';
 import { getOrCreateSetting } from '../repositories/settings';
 import { analyseGpxFile } from './gpx-off-thread';
-import { getApprovedRace, getOwnedRace } from './races';
+import type { RaceService } from './races';
 
 /**
  * Courses: GPX upload (one per race, a new upload replaces the old), and the links that show or download it.
@@ -35,20 +36,6 @@ export interface CourseLinks {
   GpxUrl: string;
 }
 
-async function linksFor(
-  db: Db,
-  publicUrl: string,
-  row: Pick<repo.CourseRow, 'id' | 'raceId'>,
-  approved: boolean,
-): Promise<CourseLinks> {
-  const query = approved ? '' : `?key=${linkKey(await linkSecret(db), row.raceId, row.id)}`;
-  return {
-    MapUrl: `${publicUrl}/courses/${row.raceId}/map${query}`,
-    GeoJsonUrl: `${publicUrl}/api/open/course/${row.raceId}/course.geojson${query}`,
-    GpxUrl: `${publicUrl}/api/open/course/${row.raceId}/course.gpx${query}`,
-  };
-}
-
 function toCourse(row: repo.CourseSummaryRow, links: CourseLinks): Course {
   return {
     CourseId: row.id,
@@ -69,104 +56,114 @@ function toCourse(row: repo.CourseSummaryRow, links: CourseLinks): Course {
   };
 }
 
-export async function getPublicCourse(db: Db, publicUrl: string, raceId: number): Promise<Course> {
-  await getApprovedRace(db, raceId);
-  const row = await repo.findCourseByRace(db, raceId);
-  if (!row) throw noCourse(raceId);
-  return toCourse(row, await linksFor(db, publicUrl, row, true));
-}
+export class CourseService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: RaceEvents,
+    private readonly races: RaceService,
+    /** The server's public base URL: the links in a Course are absolute. */
+    private readonly publicUrl: string,
+  ) {}
 
-export async function getDirectorCourse(
-  db: Db,
-  publicUrl: string,
-  directorId: string,
-  raceId: number,
-): Promise<Course> {
-  const race = await getOwnedRace(db, directorId, raceId);
-  const row = await repo.findCourseByRace(db, raceId);
-  if (!row) throw noCourse(raceId);
-  return toCourse(row, await linksFor(db, publicUrl, row, race.approved));
-}
-
-/**
- * A race's course for the admin reviewing a request (any race, approved or not), or null when none was uploaded.
- * An unapproved race's links carry the key, so the admin can open the map before approving.
- */
-export async function getCourseForReview(db: Db, publicUrl: string, raceId: number): Promise<Course | null> {
-  const race = await racesRepo.findRace(db, raceId);
-  if (!race) return null;
-  const row = await repo.findCourseByRace(db, raceId);
-  return row ? toCourse(row, await linksFor(db, publicUrl, row, race.approved)) : null;
-}
-
-/**
- * Parses first (nothing is written for a bad file; a large file in a worker thread, see gpx-off-thread.ts), then
- * replaces the race's course in one transaction. The points reach the database as JSON text made by the parser.
- */
-export async function uploadCourse(
-  db: Db,
-  publicUrl: string,
-  directorId: string,
-  raceId: number,
-  file: { data: Buffer; fileName: string | null },
-): Promise<Course> {
-  const race = await getOwnedRace(db, directorId, raceId);
-  let analysed;
-  try {
-    analysed = await analyseGpxFile(file.data);
-  } catch (err) {
-    if (err instanceof GpxError) throw badRequest(err.message, 'invalid_gpx');
-    throw err;
+  private async linksFor(
+    row: Pick<repo.CourseRow, 'id' | 'raceId'>,
+    approved: boolean,
+  ): Promise<CourseLinks> {
+    const query = approved ? '' : `?key=${linkKey(await linkSecret(this.db), row.raceId, row.id)}`;
+    const base = this.publicUrl;
+    return {
+      MapUrl: `${base}/courses/${row.raceId}/map${query}`,
+      GeoJsonUrl: `${base}/api/open/course/${row.raceId}/course.geojson${query}`,
+      GpxUrl: `${base}/api/open/course/${row.raceId}/course.gpx${query}`,
+    };
   }
-  const { stats } = analysed;
-  const fileName = file.fileName ? file.fileName.slice(0, 255) : null;
-  const name = analysed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
-  const row = await db.transaction(async (tx) => {
-    // The race may have been deleted meanwhile; lock it so the course never outlives it.
-    if (!(await racesRepo.findRaceForUpdate(tx, raceId))) throw notFound(`Race ${raceId} was not found.`);
-    return repo.replaceCourse(tx, {
-      raceId,
-      name,
-      fileName,
-      geometry: sql`${analysed.geometryJson}::jsonb`,
-      lengthM: stats.lengthM,
-      climbM: stats.climbM,
-      descentM: stats.descentM,
-      pointCount: stats.pointCount,
-      hasElevation: stats.hasElevation,
+
+  async getPublicCourse(raceId: number): Promise<Course> {
+    await this.races.getApprovedRace(raceId);
+    const row = await repo.findCourseByRace(this.db, raceId);
+    if (!row) throw noCourse(raceId);
+    return toCourse(row, await this.linksFor(row, true));
+  }
+
+  async getDirectorCourse(directorId: string, raceId: number): Promise<Course> {
+    const race = await this.races.getOwnedRace(directorId, raceId);
+    const row = await repo.findCourseByRace(this.db, raceId);
+    if (!row) throw noCourse(raceId);
+    return toCourse(row, await this.linksFor(row, race.approved));
+  }
+
+  /**
+   * A race's course for the admin reviewing a request (any race, approved or not), or null when none was
+   * uploaded. An unapproved race's links carry the key, so the admin can open the map before approving.
+   */
+  async getCourseForReview(raceId: number): Promise<Course | null> {
+    const race = await racesRepo.findRace(this.db, raceId);
+    if (!race) return null;
+    const row = await repo.findCourseByRace(this.db, raceId);
+    return row ? toCourse(row, await this.linksFor(row, race.approved)) : null;
+  }
+
+  /**
+   * Parses first (nothing is written for a bad file; a large file in a worker thread, see gpx-off-thread.ts),
+   * then replaces the race's course in one transaction. The points reach the database as JSON text made by the
+   * parser.
+   */
+  async uploadCourse(
+    directorId: string,
+    raceId: number,
+    file: { data: Buffer; fileName: string | null },
+  ): Promise<Course> {
+    const race = await this.races.getOwnedRace(directorId, raceId);
+    let analysed;
+    try {
+      analysed = await analyseGpxFile(file.data);
+    } catch (err) {
+      if (err instanceof GpxError) throw badRequest(err.message, 'invalid_gpx');
+      throw err;
+    }
+    const { stats } = analysed;
+    const fileName = file.fileName ? file.fileName.slice(0, 255) : null;
+    const name = analysed.name ?? (fileName ? fileName.replace(/\.gpx$/i, '') : null);
+    const row = await this.db.transaction(async (tx) => {
+      // The race may have been deleted meanwhile; lock it so the course never outlives it.
+      if (!(await racesRepo.findRaceForUpdate(tx, raceId))) throw notFound(`Race ${raceId} was not found.`);
+      return repo.replaceCourse(tx, {
+        raceId,
+        name,
+        fileName,
+        geometry: sql`${analysed.geometryJson}::jsonb`,
+        lengthM: stats.lengthM,
+        climbM: stats.climbM,
+        descentM: stats.descentM,
+        pointCount: stats.pointCount,
+        hasElevation: stats.hasElevation,
+      });
     });
-  });
-  const course = { ...row, geometry: { waypoints: analysed.waypoints } };
-  return toCourse(course, await linksFor(db, publicUrl, course, race.approved));
-}
-
-export async function deleteCourse(
-  db: Db,
-  directorId: string,
-  raceId: number,
-  courseId: number,
-): Promise<void> {
-  await getOwnedRace(db, directorId, raceId);
-  if (!(await repo.deleteCourse(db, raceId, courseId))) {
-    throw notFound(`Course ${courseId} was not found for race ${raceId}.`);
+    await this.events.raceChanged(raceId);
+    const course = { ...row, geometry: { waypoints: analysed.waypoints } };
+    return toCourse(course, await this.linksFor(course, race.approved));
   }
-}
 
-/** The course behind a map/download link: public for approved races, otherwise only with the right key. */
-export async function getCourseForLink(
-  db: Db,
-  raceId: number,
-  key: string | undefined,
-): Promise<repo.CourseRow> {
-  const race = await racesRepo.findRace(db, raceId);
-  const row = race ? await repo.findCourseByRace(db, raceId) : undefined;
-  if (!race || !row) throw noCourse(raceId);
-  if (!race.approved) {
-    const expected = Buffer.from(linkKey(await linkSecret(db), raceId, row.id));
-    const given = Buffer.from(key ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw noCourse(raceId);
+  async deleteCourse(directorId: string, raceId: number, courseId: number): Promise<void> {
+    await this.races.getOwnedRace(directorId, raceId);
+    if (!(await repo.deleteCourse(this.db, raceId, courseId))) {
+      throw notFound(`Course ${courseId} was not found for race ${raceId}.`);
+    }
+    await this.events.raceChanged(raceId);
   }
-  return row;
+
+  /** The course behind a map/download link: public for approved races, otherwise only with the right key. */
+  async getCourseForLink(raceId: number, key: string | undefined): Promise<repo.CourseRow> {
+    const race = await racesRepo.findRace(this.db, raceId);
+    const row = race ? await repo.findCourseByRace(this.db, raceId) : undefined;
+    if (!race || !row) throw noCourse(raceId);
+    if (!race.approved) {
+      const expected = Buffer.from(linkKey(await linkSecret(this.db), raceId, row.id));
+      const given = Buffer.from(key ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw noCourse(raceId);
+    }
+    return row;
+  }
 }
 
 export function courseGeoJson(row: repo.CourseRow) {

@@ -1,21 +1,45 @@
 import type { Course, Race } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { notFound } from '../lib/errors';
+import type { RaceEvents } from '../lib/race-events';
 import * as racesRepo from '../repositories/races';
 import * as runnersRepo from '../repositories/runners';
-import { getCourseForReview } from './courses';
+import type { CourseService } from './courses';
 import { toRace } from './dto';
 
 /** What an admin needs to judge a race request: the race, how many runners it has, and its course. */
 export type RaceRequestDetail = Race & { RunnerCount: number; Course: Course | null };
 
-/** Any race by id (pending or already approved, so a second admin's late look still works); 404 when unknown. */
-export async function getRaceRequest(db: Db, publicUrl: string, raceId: number): Promise<RaceRequestDetail> {
-  const row = await racesRepo.findRace(db, raceId);
-  if (!row) throw notFound(`Race ${raceId} was not found.`);
-  const [runnerCount, course] = await Promise.all([
-    runnersRepo.countRunners(db, raceId),
-    getCourseForReview(db, publicUrl, raceId),
-  ]);
-  return { ...toRace(row), RunnerCount: runnerCount, Course: course };
+/** Race requests: races that wait for an admin's approval before the public can see them. */
+export class RaceRequestService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: RaceEvents,
+    private readonly courses: CourseService,
+  ) {}
+
+  async listPendingRaces(): Promise<Race[]> {
+    return (await racesRepo.listRaces(this.db, { approved: false })).map(toRace);
+  }
+
+  /** Any race by id (pending or already approved, so a second admin's late look still works); 404 when unknown. */
+  async getRaceRequest(raceId: number): Promise<RaceRequestDetail> {
+    const row = await racesRepo.findRace(this.db, raceId);
+    if (!row) throw notFound(`Race ${raceId} was not found.`);
+    const [runnerCount, course] = await Promise.all([
+      runnersRepo.countRunners(this.db, raceId),
+      this.courses.getCourseForReview(raceId),
+    ]);
+    return { ...toRace(row), RunnerCount: runnerCount, Course: course };
+  }
+
+  /** Approving an approved race is harmless: it answers the race unchanged (and announces nothing). */
+  async approveRace(id: number): Promise<Race> {
+    const race = await racesRepo.findRace(this.db, id);
+    if (!race) throw notFound(`Race ${id} was not found.`);
+    if (race.approved) return toRace(race);
+    const approved = toRace((await racesRepo.updateRace(this.db, id, { approved: true }))!);
+    await this.events.raceChanged(id);
+    return approved;
+  }
 }

@@ -1,6 +1,7 @@
 import type { Race } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { conflict, notFound } from '../lib/errors';
+import type { RaceEvents } from '../lib/race-events';
 import * as repo from '../repositories/races';
 import { toRace } from './dto';
 
@@ -23,90 +24,100 @@ function toFields(body: RaceInput): repo.RaceFields {
   };
 }
 
-// --- public ---
-
-export async function listPublicRaces(db: Db, opts: { notStartedOnly?: boolean } = {}): Promise<Race[]> {
-  const rows = await repo.listRaces(db, { approved: true, notStarted: opts.notStartedOnly });
-  return rows.map(toRace);
-}
-
-/** An approved race, or 404: unapproved races do not exist for the public. */
-export async function getApprovedRace(db: Db, id: number): Promise<repo.RaceRow> {
-  const row = await repo.findRace(db, id);
-  if (!row || !row.approved) throw raceNotFound(id);
-  return row;
-}
-
-// --- director ---
-
-/** The caller's race, or 404 (another director's race is indistinguishable from a missing one). */
-export async function getOwnedRace(db: Db, directorId: string, id: number): Promise<repo.RaceRow> {
-  const row = await repo.findRace(db, id);
-  if (!row || row.directorId !== directorId) throw raceNotFound(id);
-  return row;
-}
-
-export async function listDirectorRaces(db: Db, directorId: string): Promise<Race[]> {
-  return (await repo.listRaces(db, { directorId })).map(toRace);
-}
-
-export async function createRace(db: Db, directorId: string, body: RaceInput): Promise<Race> {
-  return toRace(await repo.insertRace(db, { ...toFields(body), directorId }));
-}
-
-export async function updateRace(db: Db, directorId: string, id: number, body: RaceInput): Promise<Race> {
-  await getOwnedRace(db, directorId, id);
-  const row = await repo.updateRace(db, id, toFields(body));
-  if (!row) throw raceNotFound(id);
-  return toRace(row);
-}
-
-export async function deleteRace(db: Db, directorId: string, id: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    const row = await repo.findRaceForUpdate(tx, id);
-    if (!row || row.directorId !== directorId) throw raceNotFound(id);
-    await repo.deleteRaceCascade(tx, id, new Date());
-  });
-}
-
 /**
- * Start: only an approved race that has not started. The race clock starts at StartTime when that is already
- * past (a director pressing Start late must not shift everyone's times), otherwise now.
+ * Races: who may see and change them, and the race clock. Every change live viewers can see is announced through
+ * `events` after it committed.
  */
-export async function startRace(db: Db, directorId: string, id: number, now = new Date()): Promise<Race> {
-  return db.transaction(async (tx) => {
-    const race = await repo.findRaceForUpdate(tx, id);
-    if (!race || race.directorId !== directorId) throw raceNotFound(id);
-    if (!race.approved)
-      throw conflict('This race is not approved yet; an administrator must approve it first.');
-    if (race.hasStarted) throw conflict('This race has already been started.');
-    const clockStartedAt = race.startTime && race.startTime.getTime() <= now.getTime() ? race.startTime : now;
-    const row = await repo.updateRace(tx, id, { hasStarted: true, clockStartedAt });
-    return toRace(row!);
-  });
-}
+export class RaceService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: RaceEvents,
+  ) {}
 
-export async function endRace(db: Db, directorId: string, id: number, now = new Date()): Promise<Race> {
-  return db.transaction(async (tx) => {
-    const race = await repo.findRaceForUpdate(tx, id);
-    if (!race || race.directorId !== directorId) throw raceNotFound(id);
-    if (!race.hasStarted) throw conflict('This race has not been started, so it cannot be ended.');
-    if (race.hasFinished) throw conflict('This race has already ended.');
-    const row = await repo.updateRace(tx, id, { hasFinished: true, clockStoppedAt: now });
-    return toRace(row!);
-  });
-}
+  // --- public ---
 
-// --- admin: race requests ---
+  async listPublicRaces(opts: { notStartedOnly?: boolean } = {}): Promise<Race[]> {
+    const rows = await repo.listRaces(this.db, { approved: true, notStarted: opts.notStartedOnly });
+    return rows.map(toRace);
+  }
 
-export async function listPendingRaces(db: Db): Promise<Race[]> {
-  return (await repo.listRaces(db, { approved: false })).map(toRace);
-}
+  /** An approved race, or 404: unapproved races do not exist for the public. */
+  async getApprovedRace(id: number): Promise<repo.RaceRow> {
+    const row = await repo.findRace(this.db, id);
+    if (!row || !row.approved) throw raceNotFound(id);
+    return row;
+  }
 
-/** Approving an approved race is harmless: it answers the race unchanged. */
-export async function approveRace(db: Db, id: number): Promise<Race> {
-  const race = await repo.findRace(db, id);
-  if (!race) throw raceNotFound(id);
-  if (race.approved) return toRace(race);
-  return toRace((await repo.updateRace(db, id, { approved: true }))!);
+  async getPublicRace(id: number): Promise<Race> {
+    return toRace(await this.getApprovedRace(id));
+  }
+
+  // --- director ---
+
+  /** The caller's race, or 404 (another director's race is indistinguishable from a missing one). */
+  async getOwnedRace(directorId: string, id: number): Promise<repo.RaceRow> {
+    const row = await repo.findRace(this.db, id);
+    if (!row || row.directorId !== directorId) throw raceNotFound(id);
+    return row;
+  }
+
+  async getDirectorRace(directorId: string, id: number): Promise<Race> {
+    return toRace(await this.getOwnedRace(directorId, id));
+  }
+
+  async listDirectorRaces(directorId: string): Promise<Race[]> {
+    return (await repo.listRaces(this.db, { directorId })).map(toRace);
+  }
+
+  /** A new race is unapproved, so nobody watches it yet: nothing to announce. */
+  async createRace(directorId: string, body: RaceInput): Promise<Race> {
+    return toRace(await repo.insertRace(this.db, { ...toFields(body), directorId }));
+  }
+
+  async updateRace(directorId: string, id: number, body: RaceInput): Promise<Race> {
+    await this.getOwnedRace(directorId, id);
+    const row = await repo.updateRace(this.db, id, toFields(body));
+    if (!row) throw raceNotFound(id);
+    await this.events.raceChanged(id);
+    return toRace(row);
+  }
+
+  async deleteRace(directorId: string, id: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const row = await repo.findRaceForUpdate(tx, id);
+      if (!row || row.directorId !== directorId) throw raceNotFound(id);
+      await repo.deleteRaceCascade(tx, id, new Date());
+    });
+    await this.events.raceChanged(id);
+  }
+
+  /**
+   * Start: only an approved race that has not started. The race clock starts at StartTime when that is already
+   * past (a director pressing Start late must not shift everyone's times), otherwise now.
+   */
+  async startRace(directorId: string, id: number, now = new Date()): Promise<Race> {
+    const race = await this.db.transaction(async (tx) => {
+      const row = await repo.findRaceForUpdate(tx, id);
+      if (!row || row.directorId !== directorId) throw raceNotFound(id);
+      if (!row.approved)
+        throw conflict('This race is not approved yet; an administrator must approve it first.');
+      if (row.hasStarted) throw conflict('This race has already been started.');
+      const clockStartedAt = row.startTime && row.startTime.getTime() <= now.getTime() ? row.startTime : now;
+      return toRace((await repo.updateRace(tx, id, { hasStarted: true, clockStartedAt }))!);
+    });
+    await this.events.raceChanged(id);
+    return race;
+  }
+
+  async endRace(directorId: string, id: number, now = new Date()): Promise<Race> {
+    const race = await this.db.transaction(async (tx) => {
+      const row = await repo.findRaceForUpdate(tx, id);
+      if (!row || row.directorId !== directorId) throw raceNotFound(id);
+      if (!row.hasStarted) throw conflict('This race has not been started, so it cannot be ended.');
+      if (row.hasFinished) throw conflict('This race has already ended.');
+      return toRace((await repo.updateRace(tx, id, { hasFinished: true, clockStoppedAt: now }))!);
+    });
+    await this.events.raceChanged(id);
+    return race;
+  }
 }
