@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from './support/app';
 import { addDevice, positionsOf } from './ingest-fixtures';
-import { IngestRateLimiter, TokenBuckets } from '../src/ingest/rate-limit';
+import { TokenBuckets } from '../src/lib/token-buckets';
+import { IngestRateLimiter } from '../src/ingest/rate-limit';
 
 describe('token buckets', () => {
   it('allow a full burst, then the sustained rate only', () => {

@@ -1,50 +1,10 @@
 import { HttpError } from '../lib/errors';
+import { TokenBuckets, type BucketSpec } from '../lib/token-buckets';
 
 /**
- * Token buckets in memory, one per key. A bucket starts full, so a tracker back in coverage can upload hundreds
- * of buffered fixes at once; after that it is held to the sustained rate. Per process: with several processes each
- * enforces its own share, which is enough to stop one broken tracker from flooding the store.
+ * Per device and per source, in memory per process (lib/token-buckets.ts): with several processes each enforces its
+ * own share, which is enough to stop one broken tracker from flooding the store.
  */
-export interface BucketSpec {
-  capacity: number;
-  perSecond: number;
-}
-
-export class TokenBuckets {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  constructor(private readonly spec: BucketSpec) {}
-
-  /** Takes n tokens if available. */
-  take(key: string, n = 1, now = Date.now()): boolean {
-    let b = this.buckets.get(key);
-    if (!b) {
-      b = { tokens: this.spec.capacity, at: now };
-      this.buckets.set(key, b);
-    } else {
-      b.tokens = Math.min(this.spec.capacity, b.tokens + ((now - b.at) / 1000) * this.spec.perSecond);
-      b.at = now;
-    }
-    if (b.tokens < n) return false;
-    b.tokens -= n;
-    if (this.buckets.size > 100_000) this.prune(now);
-    return true;
-  }
-
-  /** Gives back tokens taken for something that was then refused elsewhere. */
-  give(key: string, n = 1) {
-    const b = this.buckets.get(key);
-    if (b) b.tokens = Math.min(this.spec.capacity, b.tokens + n);
-  }
-
-  /** Forget full buckets so memory stays bounded when many keys are seen. */
-  private prune(now: number) {
-    for (const [k, b] of this.buckets) {
-      if (b.tokens + ((now - b.at) / 1000) * this.spec.perSecond >= this.spec.capacity)
-        this.buckets.delete(k);
-    }
-  }
-}
-
 export interface RateLimitSpec {
   device: BucketSpec;
   source: BucketSpec;

@@ -1,4 +1,5 @@
 import { addressKey } from '../lib/trust-proxy';
+import { TokenBuckets, type BucketSpec } from '../lib/token-buckets';
 
 /**
  * Password-guessing limits of the embedded sign-in page, in memory per process. Every attempt with an email and a
@@ -14,12 +15,6 @@ import { addressKey } from '../lib/trust-proxy';
  *   about 100 guesses a day plus 2 per address (per IPv6 /64) they own, while the account's owner, signing in from an
  *   address that has not been guessing, is never locked out by someone else's failures.
  */
-export interface BucketSpec {
-  capacity: number;
-  /** Tokens refilled per second. */
-  perSecond: number;
-}
-
 export interface SignInLimitSpec {
   perAddress: BucketSpec;
   perEmailAndAddress: BucketSpec;
@@ -44,16 +39,16 @@ export interface SignInAttempt {
 const MAX_EMAIL_KEY = 256;
 
 export class SignInLimiter {
-  private readonly perAddress: BoundedBuckets;
-  private readonly perPair: BoundedBuckets;
-  private readonly perEmail: BoundedBuckets;
-  private readonly strikes: BoundedBuckets;
+  private readonly perAddress: TokenBuckets;
+  private readonly perPair: TokenBuckets;
+  private readonly perEmail: TokenBuckets;
+  private readonly strikes: TokenBuckets;
 
   constructor(spec: SignInLimitSpec = SIGN_IN_LIMITS, maxKeys = 100_000) {
-    this.perAddress = new BoundedBuckets(spec.perAddress, maxKeys);
-    this.perPair = new BoundedBuckets(spec.perEmailAndAddress, maxKeys);
-    this.perEmail = new BoundedBuckets(spec.perEmail, maxKeys);
-    this.strikes = new BoundedBuckets(spec.strikesPerEmailAndAddress, maxKeys);
+    this.perAddress = new TokenBuckets(spec.perAddress, maxKeys);
+    this.perPair = new TokenBuckets(spec.perEmailAndAddress, maxKeys);
+    this.perEmail = new TokenBuckets(spec.perEmail, maxKeys);
+    this.strikes = new TokenBuckets(spec.strikesPerEmailAndAddress, maxKeys);
   }
 
   /**
@@ -64,13 +59,13 @@ export class SignInLimiter {
     const emailKey = email.trim().toLowerCase().slice(0, MAX_EMAIL_KEY);
     const address = addressKey(ip);
     const pair = `${emailKey}\n${address}`;
-    if (!this.perAddress.take(address, now)) return undefined;
-    if (!this.perPair.take(pair, now)) {
+    if (!this.perAddress.take(address, 1, now)) return undefined;
+    if (!this.perPair.take(pair, 1, now)) {
       this.perAddress.give(address);
       return undefined;
     }
-    const tookEmail = this.perEmail.take(emailKey, now);
-    const tookStrike = this.strikes.take(pair, now);
+    const tookEmail = this.perEmail.take(emailKey, 1, now);
+    const tookStrike = this.strikes.take(pair, 1, now);
     if (!tookEmail && !tookStrike) {
       // The email is held and this address has been failing on it.
       this.perAddress.give(address);
@@ -85,62 +80,5 @@ export class SignInLimiter {
         if (tookEmail) this.perEmail.give(emailKey);
       },
     };
-  }
-}
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
-/**
- * Token buckets by key, at most `maxKeys` of them: past that, buckets that have refilled are forgotten first, then
- * the least recently used (an attacker needs more than `maxKeys` keys in play to make one forgotten early).
- */
-class BoundedBuckets {
-  private readonly buckets = new Map<string, Bucket>();
-  constructor(
-    private readonly spec: BucketSpec,
-    private readonly maxKeys: number,
-  ) {}
-
-  take(key: string, now: number): boolean {
-    let b = this.buckets.get(key);
-    if (b) {
-      b.tokens = Math.min(
-        this.spec.capacity,
-        b.tokens + (Math.max(0, now - b.at) / 1000) * this.spec.perSecond,
-      );
-      b.at = now;
-      this.buckets.delete(key); // re-inserted below: Map order is the use order
-    } else {
-      if (this.buckets.size >= this.maxKeys) this.shrink(now);
-      b = { tokens: this.spec.capacity, at: now };
-    }
-    this.buckets.set(key, b);
-    if (b.tokens < 1) return false;
-    b.tokens -= 1;
-    return true;
-  }
-
-  give(key: string) {
-    const b = this.buckets.get(key);
-    if (b) b.tokens = Math.min(this.spec.capacity, b.tokens + 1);
-  }
-
-  forget(key: string) {
-    this.buckets.delete(key);
-  }
-
-  private shrink(now: number) {
-    for (const [k, b] of this.buckets) {
-      if (b.tokens + (Math.max(0, now - b.at) / 1000) * this.spec.perSecond >= this.spec.capacity)
-        this.buckets.delete(k);
-    }
-    const target = Math.floor(this.maxKeys * 0.9);
-    for (const k of this.buckets.keys()) {
-      if (this.buckets.size <= target) break;
-      this.buckets.delete(k);
-    }
   }
 }
