@@ -68,7 +68,7 @@ describe('web feature boundaries (eslint.config.js)', () => {
       await errors(
         'features/races/race-extra.tsx',
         [
-          "import type { Race } from '@racebeacon/domain';",
+          "import type { Race } from '@racebeacon/domain/entities';",
           "import { PageSpinner } from '../../components/page-state';",
           "import { api } from '../../lib/api-client';",
           "import { paths } from '../../lib/paths';",

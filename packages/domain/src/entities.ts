@@ -1,93 +1,160 @@
+import { z } from 'zod';
+import { DEVICE_SOURCES, GENDERS } from './constants';
+
 /**
- * The API's entities, with the spec's PascalCase field names (seed-spec section 3).
- * Times are ISO 8601 strings with an offset; ids are positive integers.
+ * What the API returns, defined once as zod schemas with the TypeScript types inferred from them. The server checks
+ * every response against these on the way out (a field not listed here can never leak, e.g. a device's TrackingKey
+ * in a non-admin response) and publishes them in its OpenAPI document; the web app reads the same types.
+ *
+ * Field names are PascalCase, as API clients know them. Times are ISO 8601 strings with an offset; ids are positive
+ * integers.
  */
 
-export type Gender = 'M' | 'F';
+export { DEVICE_SOURCES, GENDERS } from './constants';
 
-export interface Race {
-  RaceId: number;
-  Name: string;
-  Description: string;
-  Location: string;
+const isoTime = z.string().describe('ISO 8601 date-time with offset');
+
+export const genderSchema = z.enum(GENDERS);
+export type Gender = z.infer<typeof genderSchema>;
+
+export const deviceSourceSchema = z.enum(DEVICE_SOURCES);
+export type DeviceSource = z.infer<typeof deviceSourceSchema>;
+
+export const raceSchema = z.object({
+  RaceId: z.number().int(),
+  Name: z.string(),
+  Description: z.string(),
+  Location: z.string(),
   /** ISO 8601 with offset, or null when not set. */
-  StartTime: string | null;
-  HasStarted: boolean;
-  HasFinished: boolean;
-  Approved: boolean;
-  DirectorId: string;
+  StartTime: isoTime.nullable(),
+  HasStarted: z.boolean(),
+  HasFinished: z.boolean(),
+  Approved: z.boolean(),
+  DirectorId: z.string(),
   /** Race clock: when timing began (StartTime if already past at Start, else the moment Start was pressed). */
-  ClockStartedAt?: string | null;
+  ClockStartedAt: isoTime.nullable().optional(),
   /** When the race was ended. */
-  ClockStoppedAt?: string | null;
-}
+  ClockStoppedAt: isoTime.nullable().optional(),
+});
+export type Race = z.infer<typeof raceSchema>;
 
 /** Runner as seen by the public: no device internals. */
-export interface PublicRunner {
-  RunnerId: number;
-  RaceId: number;
-  FirstName: string;
-  LastName: string;
-  BibNumber: string | null;
-  Gender: Gender;
-  Age: number | null;
-}
+export const publicRunnerSchema = z.object({
+  RunnerId: z.number().int(),
+  RaceId: z.number().int(),
+  FirstName: z.string(),
+  LastName: z.string(),
+  BibNumber: z.string().nullable(),
+  Gender: genderSchema,
+  Age: z.number().int().nullable(),
+});
+export type PublicRunner = z.infer<typeof publicRunnerSchema>;
 
 /** Runner as seen by its race's director: adds the held device. */
-export interface Runner extends PublicRunner {
-  DeviceId: number | null;
-  /** Name of the held device (director responses), so the director sees which tracker a runner carries. */
-  DeviceName: string | null;
-}
+export const runnerSchema = publicRunnerSchema.extend({
+  DeviceId: z.number().int().nullable(),
+  /** Name of the held device, so the director sees which tracker a runner carries. */
+  DeviceName: z.string().nullable().describe('Name of the device the runner holds'),
+});
+export type Runner = z.infer<typeof runnerSchema>;
 
-export interface Waypoint {
-  Name: string;
-  Latitude: number;
-  Longitude: number;
+export const waypointSchema = z.object({
+  Name: z.string(),
+  Latitude: z.number(),
+  Longitude: z.number(),
   /** Distance along the course in metres, when projected. */
-  DistanceM: number | null;
-}
+  DistanceM: z.number().nullable(),
+});
+export type Waypoint = z.infer<typeof waypointSchema>;
 
-export interface Course {
-  CourseId: number;
-  RaceId: number;
+export const courseSchema = z.object({
+  CourseId: z.number().int(),
+  RaceId: z.number().int(),
   /** A working link that shows this course on a map. */
-  MapUrl: string;
-  Name: string | null;
-  LengthM: number;
-  ClimbM: number;
-  DescentM: number;
-  PointCount: number;
-  HasElevation: boolean;
-  Waypoints: Waypoint[];
-  GeoJsonUrl: string;
-  GpxUrl: string;
-}
+  MapUrl: z.string().describe('Page showing the course on a map (inline SVG)'),
+  Name: z.string().nullable(),
+  LengthM: z.number(),
+  ClimbM: z.number(),
+  DescentM: z.number(),
+  PointCount: z.number().int(),
+  HasElevation: z.boolean(),
+  Waypoints: z.array(waypointSchema),
+  GeoJsonUrl: z.string(),
+  GpxUrl: z.string(),
+});
+export type Course = z.infer<typeof courseSchema>;
 
-export const DEVICE_SOURCES = ['osmand', 'spot', 'inreach', 'lorawan', 'owntracks', 'meshtastic'] as const;
-export type DeviceSource = (typeof DEVICE_SOURCES)[number];
+/** A race request as an admin reviews it: the race, how many runners it has, and its course. */
+export const raceRequestSchema = raceSchema.extend({
+  RunnerCount: z.number().int(),
+  Course: courseSchema.nullable(),
+});
+export type RaceRequest = z.infer<typeof raceRequestSchema>;
 
-export interface Device {
-  DeviceId: number;
-  Name: string;
+export const deviceSchema = z.object({
+  DeviceId: z.number().int(),
+  Name: z.string(),
   /** e.g. "87%", "GOOD", "LOW"; null when never reported. */
-  BatteryState: string | null;
-  LastPingTime: string | null;
-  RaceId: number | null;
-  AssignedRunnerId: number | null;
-  Source: DeviceSource;
-  HardwareId: string | null;
-}
+  BatteryState: z.string().nullable(),
+  LastPingTime: isoTime.nullable(),
+  RaceId: z.number().int().nullable(),
+  AssignedRunnerId: z.number().int().nullable(),
+  Source: deviceSourceSchema,
+  HardwareId: z.string().nullable(),
+});
+export type Device = z.infer<typeof deviceSchema>;
 
 /** Admin view of a device: the only response that carries the tracking key. */
-export interface AdminDevice extends Device {
-  TrackingKey: string;
-  RaceName: string | null;
-  RunnerName: string | null;
-}
+export const adminDeviceSchema = deviceSchema.extend({
+  TrackingKey: z.string(),
+  RaceName: z.string().nullable(),
+  RunnerName: z.string().nullable(),
+});
+export type AdminDevice = z.infer<typeof adminDeviceSchema>;
+
+/** A device of a race that no runner holds, as the director picks one for a runner. */
+export const availableDeviceSchema = z.object({ DeviceId: z.number().int(), Name: z.string() });
+export type AvailableDevice = z.infer<typeof availableDeviceSchema>;
+
+/** A registered SPOT shared-page feed. The password is write-only: only whether there is one is shown. */
+export const spotFeedSchema = z.object({
+  Id: z.number(),
+  FeedId: z.string(),
+  HasPassword: z.boolean(),
+  LastPolledAt: z.string().nullable(),
+  LastError: z.string().nullable(),
+  CreatedAt: z.string(),
+});
+export type SpotFeed = z.infer<typeof spotFeedSchema>;
+
+/**
+ * A delete answers 200 with a small JSON body (the web client parses every response body as JSON); each route adds
+ * the id it deleted (`RaceId`, `RunnerId`, …).
+ */
+export const deletedSchema = z.object({ Deleted: z.literal(true) });
+export type Deleted = z.infer<typeof deletedSchema>;
 
 /** Every 4xx/5xx body. */
-export interface ApiError {
-  error: string;
-  message: string;
-}
+export const apiErrorSchema = z.object({ error: z.string(), message: z.string() });
+export type ApiError = z.infer<typeof apiErrorSchema>;
+
+/** The sign-in settings the browser is given at runtime (GET /api/config → auth). */
+export const authSettingsSchema = z.object({
+  authority: z.string(),
+  clientId: z.string(),
+  /** The single API scope (e.g. api://racebeacon/races.manage). */
+  scope: z.string(),
+  adminGroupId: z.string(),
+  redirectUri: z.string(),
+  postLogoutRedirectUri: z.string(),
+});
+export type AuthSettings = z.infer<typeof authSettingsSchema>;
+
+/** GET /api/config: what the web app needs at runtime (product name, sign-in, map tiles). */
+export const publicConfigSchema = z.object({
+  productName: z.string(),
+  contactEmail: z.string(),
+  auth: authSettingsSchema,
+  map: z.object({ tileUrl: z.string(), tileAttribution: z.string() }),
+});
+export type PublicConfig = z.infer<typeof publicConfigSchema>;

@@ -1,3 +1,9 @@
+/**
+ * Everything the domain package offers. The server imports from here; the browser imports from the subpaths
+ * (`@racebeacon/domain/entities`, `/schemas`, `/gpx`, `/course`, `/live`, `/constants`) so that each screen loads
+ * only what it uses.
+ */
+export * from './constants';
 export * from './entities';
 export * from './schemas';
 export * from './gpx';

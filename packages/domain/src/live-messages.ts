@@ -1,53 +1,106 @@
-import type { LeaderboardRow } from './course/types';
+import { z } from 'zod';
+import { genderSchema } from './entities';
+import { RUNNER_STATUSES } from './constants';
 
 /**
- * Wire shapes of the live race endpoints (`/api/open/races/{id}/…`), shared by the server that sends them and the
- * browser that reads them.
+ * Wire shapes of the live race endpoints (`/api/open/races/{id}/…`) and their Server-Sent Events, shared by the
+ * server that sends them and the browser that reads them. Defined as zod schemas with the types inferred; the
+ * server serialises these once per change for every viewer rather than checking each message.
  */
 
+export { RUNNER_STATUSES } from './constants';
+
+export const runnerStatusSchema = z.enum(RUNNER_STATUSES);
+export type RunnerStatus = z.infer<typeof runnerStatusSchema>;
+
+/** One runner's line of the live leaderboard. */
+export const leaderboardRowSchema = z.object({
+  Rank: z.number().int().nullable(),
+  RunnerId: z.number().int(),
+  BibNumber: z.string().nullable(),
+  FirstName: z.string(),
+  LastName: z.string(),
+  Gender: genderSchema,
+  Age: z.number().int().nullable(),
+  Status: runnerStatusSchema,
+  DistanceKm: z.number().nullable(),
+  Percent: z.number().nullable(),
+  ElapsedSeconds: z.number().nullable(),
+  PaceSecondsPerKm: z.number().nullable(),
+  EtaFinish: z.string().nullable(),
+  FinishTime: z.string().nullable(),
+  LastPingTime: z.string().nullable(),
+  Latitude: z.number().nullable(),
+  Longitude: z.number().nullable(),
+  BatteryState: z.string().nullable(),
+  /** Seconds behind the leader (finish-time gap, or time since the leader passed this runner's distance). */
+  GapSeconds: z.number().nullable(),
+  /** Kilometres behind the leader. */
+  GapKm: z.number().nullable(),
+  /** The next course waypoint (aid station) ahead of the runner, while racing on a course that has waypoints. */
+  NextWaypoint: z.string().nullable(),
+  /** Its distance from the start along the course. */
+  NextWaypointKm: z.number().nullable(),
+  /** When the runner is expected there (ISO), from the same pace as EtaFinish. */
+  EtaNextWaypoint: z.string().nullable(),
+  /**
+   * Rank within the filtered set (gender and/or age group), only on rows of `filterLeaderboard` with such a filter;
+   * Rank stays the overall one.
+   */
+  CategoryRank: z.number().int().nullable().optional(),
+});
+export type LeaderboardRow = z.infer<typeof leaderboardRowSchema>;
+
 /** [fix time in epoch ms, lat, lon]: compact, because there are many. */
-export type TrailPoint = [number, number, number];
+export const trailPointSchema = z.tuple([z.number(), z.number(), z.number()]);
+export type TrailPoint = z.infer<typeof trailPointSchema>;
 
 /** GET …/course-track: what the live map and elevation profile draw (a 20k-point GPX is thinned). */
-export interface CourseTrack {
-  HasCourse: boolean;
-  LengthM: number;
+export const courseTrackSchema = z.object({
+  HasCourse: z.boolean(),
+  LengthM: z.number(),
   /** [lat, lon] for Leaflet. */
-  Line: [number, number][];
-  KmMarkers: { Km: number; Latitude: number; Longitude: number }[];
-  Waypoints: { Name: string; Latitude: number; Longitude: number; DistanceM: number }[];
-  HasElevation: boolean;
+  Line: z.array(z.tuple([z.number(), z.number()])),
+  KmMarkers: z.array(z.object({ Km: z.number(), Latitude: z.number(), Longitude: z.number() })),
+  Waypoints: z.array(
+    z.object({ Name: z.string(), Latitude: z.number(), Longitude: z.number(), DistanceM: z.number() }),
+  ),
+  HasElevation: z.boolean(),
   /** [distance m, elevation m] samples. */
-  Profile: [number, number][];
-}
+  Profile: z.array(z.tuple([z.number(), z.number()])),
+});
+export type CourseTrack = z.infer<typeof courseTrackSchema>;
 
 /** GET …/positions: one entry per runner. */
-export interface RunnerPositions {
-  RunnerId: number;
-  Latest: TrailPoint | null;
-  Trail: TrailPoint[];
-}
+export const runnerPositionsSchema = z.object({
+  RunnerId: z.number().int(),
+  Latest: trailPointSchema.nullable(),
+  Trail: z.array(trailPointSchema),
+});
+export type RunnerPositions = z.infer<typeof runnerPositionsSchema>;
 
 /** SSE `snapshot`: the whole live state (sent on connect, and after the race changed). */
-export interface LiveSnapshot {
-  Seq: number;
-  At: string;
-  RaceId: number;
-  ClockStartedAt: string | null;
-  ClockStoppedAt: string | null;
-  HasCourse: boolean;
-  Rows: LeaderboardRow[];
-  Trails: { RunnerId: number; Trail: TrailPoint[] }[];
-}
+export const liveSnapshotSchema = z.object({
+  Seq: z.number().int(),
+  At: z.string(),
+  RaceId: z.number().int(),
+  ClockStartedAt: z.string().nullable(),
+  ClockStoppedAt: z.string().nullable(),
+  HasCourse: z.boolean(),
+  Rows: z.array(leaderboardRowSchema),
+  Trails: z.array(z.object({ RunnerId: z.number().int(), Trail: z.array(trailPointSchema) })),
+});
+export type LiveSnapshot = z.infer<typeof liveSnapshotSchema>;
 
 /** SSE `update`: what changed since the previous message. */
-export interface LiveUpdate {
-  Seq: number;
-  At: string;
+export const liveUpdateSchema = z.object({
+  Seq: z.number().int(),
+  At: z.string(),
   /** Whole rows of runners whose state changed. */
-  Rows: LeaderboardRow[];
+  Rows: z.array(leaderboardRowSchema),
   /** [RunnerId, Rank]: runners whose rank alone changed. */
-  Ranks: [number, number | null][];
+  Ranks: z.array(z.tuple([z.number().int(), z.number().int().nullable()])),
   /** [RunnerId, fix time ms, lat, lon]: new fixes. */
-  Fixes: [number, number, number, number][];
-}
+  Fixes: z.array(z.tuple([z.number().int(), z.number(), z.number(), z.number()])),
+});
+export type LiveUpdate = z.infer<typeof liveUpdateSchema>;

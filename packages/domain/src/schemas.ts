@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { DEVICE_SOURCES } from './entities';
+import { DEVICE_SOURCES, GENDERS, MAX_START_TIME, MIN_START_TIME } from './constants';
 
-/** Request body schemas, shared by the server (validation, OpenAPI) and the web app (forms). */
+/**
+ * Request body schemas, shared by the server (validation, OpenAPI) and the web app (forms). For each body, `…Body`
+ * is what a client may send (`z.input`) and `…Input` what the server works with once it is parsed (`z.output`:
+ * trimmed, defaults filled in).
+ */
 
-/** Earliest and latest instant a race may start at (UTC): a sane range that every database and browser handles. */
-export const MIN_START_TIME = Date.UTC(2000, 0, 1);
-export const MAX_START_TIME = Date.UTC(2101, 0, 1) - 1;
+export { DEVICE_SOURCES, GENDERS, MAX_START_TIME, MIN_START_TIME } from './constants';
+
 const START_TIME_RULE =
   'must be an ISO 8601 date-time with an offset (Z or ±hh:mm), such as 2026-06-01T06:00:00Z, ' +
   'between the years 2000 and 2100';
@@ -27,6 +30,7 @@ export const isoDateTime = z.iso
     { error: START_TIME_RULE },
   );
 
+/** A race's editable fields. Approved/HasStarted/HasFinished/DirectorId in a body are ignored (not listed). */
 export const raceBodySchema = z.object({
   Name: z.string().trim().min(1, 'Name is required').max(200),
   Description: z.string().max(5000).optional().default(''),
@@ -34,7 +38,9 @@ export const raceBodySchema = z.object({
   StartTime: isoDateTime.nullable().optional().default(null),
 });
 export type RaceBody = z.input<typeof raceBodySchema>;
+export type RaceInput = z.output<typeof raceBodySchema>;
 
+/** A runner's editable fields. RunnerId/RaceId/DeviceId in a body are ignored (not listed). */
 export const runnerBodySchema = z.object({
   FirstName: z.string().trim().min(1, 'FirstName is required').max(100),
   LastName: z.string().trim().min(1, 'LastName is required').max(100),
@@ -43,10 +49,11 @@ export const runnerBodySchema = z.object({
     .nullable()
     .optional()
     .transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
-  Gender: z.enum(['M', 'F']).optional().default('M'),
+  Gender: z.enum(GENDERS).optional().default('M'),
   Age: z.number().int().min(0).max(120).nullable().optional().default(null),
 });
 export type RunnerBody = z.input<typeof runnerBodySchema>;
+export type RunnerInput = z.output<typeof runnerBodySchema>;
 
 export const deviceCreateSchema = z.object({
   Name: z.string().trim().min(1, 'Please enter a name').max(100),
@@ -54,20 +61,43 @@ export const deviceCreateSchema = z.object({
   HardwareId: z.string().trim().max(100).nullable().optional().default(null),
 });
 export type DeviceCreateBody = z.input<typeof deviceCreateSchema>;
+export type DeviceCreateInput = z.output<typeof deviceCreateSchema>;
 
+/** Only the fields sent change. */
 export const deviceUpdateSchema = z.object({
   Name: z.string().trim().min(1, 'Please enter a name').max(100).optional(),
   Source: z.enum(DEVICE_SOURCES).optional(),
   HardwareId: z.string().trim().max(100).nullable().optional(),
 });
 export type DeviceUpdateBody = z.input<typeof deviceUpdateSchema>;
+export type DeviceUpdateInput = z.output<typeof deviceUpdateSchema>;
 
+/** Registering a SPOT shared-page feed: its id, and the page's password when it has one. */
 export const spotFeedBodySchema = z.object({
   FeedId: z
     .string()
     .trim()
-    .min(1)
+    .min(1, 'FeedId is required')
     .max(100)
-    .regex(/^[A-Za-z0-9_-]+$/, 'FeedId must be letters, digits, - or _'),
-  FeedPassword: z.string().max(100).nullable().optional().default(null),
+    .regex(/^[A-Za-z0-9_-]+$/, 'FeedId must be the feed id from the SPOT shared page (letters and digits)'),
+  FeedPassword: z.string().max(200).optional().nullable(),
 });
+export type SpotFeedBody = z.input<typeof spotFeedBodySchema>;
+export type SpotFeedInput = z.output<typeof spotFeedBodySchema>;
+
+/**
+ * The one-line reason a body was refused, worded as the API's 400 `validation_error` message words it: each problem
+ * as `Field: rule` (the field's path joined with dots; the rule alone for the body as a whole), separated by "; ".
+ * A form that checks its body with one of these schemas before sending shows the same words the server would.
+ */
+export function validationMessage(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): string {
+  const message = issues
+    .map((issue) => {
+      const path = issue.path.map(String).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+  return message || 'Invalid request.';
+}

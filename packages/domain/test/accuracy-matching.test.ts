@@ -1,5 +1,5 @@
 /**
- * Accuracy of course matching on synthetic tracks with known truth (issue #6): GPS noise σ = 10 m, 2.5-minute
+ * Accuracy of course matching on synthetic tracks with known truth: GPS noise σ = 10 m, 2.5-minute
  * pings, 10 % dropouts, 15 % of pings delivered late (out of order), one 1 km GPS jump per runner, on an
  * out-and-back, a 3-lap loop and a self-crossing figure eight. Deterministic (seeded); prints the figures.
  */
@@ -232,10 +232,10 @@ function checkRanks(course: PreparedCourse, runners: SimulatedRunner[], o: Outco
 
 type Stops = (c: PreparedCourse) => { atM: number; durationMs: number }[];
 /**
- * The first three are issue #6's. The switchbacks go beyond it: legs 40 m apart are 4 σ, so now and then a fix
- * (often after a dropout, when the prediction is loose) fits the neighbouring leg better than its own, and the
- * runner is misplaced for one ping. Its rank check therefore asserts that such errors do not last (never wrong at two
- * consecutive samples) rather than that they never happen.
+ * The first three are the course shapes the matcher is built for. The switchbacks go further: legs 40 m apart
+ * are 4 σ, so now and then a fix (often after a dropout, when the prediction is loose) fits the neighbouring leg
+ * better than its own, and the runner is misplaced for one ping. Its rank check therefore asserts that such errors
+ * do not last (never wrong at two consecutive samples) rather than that they never happen.
  */
 const scenarios: [string, CourseInput, number, Stops?][] = [
   ['out-and-back 2×5 km', outAndBackCourse(5000), 11],

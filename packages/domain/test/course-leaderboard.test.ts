@@ -12,6 +12,7 @@ import {
   type LeaderboardRunner,
   type RunnerState,
 } from '../src/course';
+import { leaderboardRowSchema } from '../src/live-messages';
 import { fixAt, min, START, started, straight } from './support/course-fixtures';
 
 const course = straight(5000);
@@ -111,7 +112,7 @@ describe('buildLeaderboard', () => {
     ]);
   });
 
-  it("fills issue #6's fields, null where unknown", () => {
+  it('fills every leaderboard field, null where unknown', () => {
     const a = rows[0];
     expect(a).toMatchObject({
       RunnerId: ana.RunnerId,
@@ -152,6 +153,12 @@ describe('buildLeaderboard', () => {
       GapKm: null,
       BibNumber: null,
     });
+  });
+
+  it('every row has exactly the wire shape the live endpoints publish', () => {
+    for (const row of [...rows, ...filterLeaderboard(rows, { gender: 'F' })]) {
+      expect(leaderboardRowSchema.strict().parse(row)).toEqual(row);
+    }
   });
 
   it('gaps to the leader: finish-time difference, or time since the leader passed the same spot', () => {

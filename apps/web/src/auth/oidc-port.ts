@@ -7,18 +7,11 @@ import {
   type SigninResponse,
   type UserManagerSettings,
 } from 'oidc-client-ts';
+import type { AuthSettings } from '@racebeacon/domain/entities';
 import { accountFromClaims, type KeyValueStorage, type OidcPort, type TokenSet } from './auth-core';
 
 /** GET /api/config → auth: the provider settings, given to the browser at runtime. */
-export interface AuthSettings {
-  authority: string;
-  clientId: string;
-  /** The single API scope (e.g. api://racebeacon/races.manage). */
-  scope: string;
-  adminGroupId: string;
-  redirectUri: string;
-  postLogoutRedirectUri: string;
-}
+export type { AuthSettings };
 
 /** What OpenID Connect itself needs: an ID token with the profile and email claims, and a refresh token. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];

@@ -1,14 +1,12 @@
 import { createContext, useContext } from 'react';
+import type { AuthSettings, PublicConfig } from '@racebeacon/domain/entities';
 import { api } from './api-client';
 
-/** GET /api/config: what the browser needs to know about this deployment. */
-export interface AppConfig {
-  productName: string;
-  contactEmail: string;
-  /** Passed through to the auth layer as is. */
-  auth: Record<string, unknown>;
-  map: { tileUrl: string; tileAttribution: string };
-}
+/**
+ * GET /api/config: what the browser needs to know about this deployment. The sign-in settings are passed through to
+ * the auth layer as they came, which checks them (the fallback used when the server cannot be reached has none).
+ */
+export type AppConfig = Omit<PublicConfig, 'auth'> & { auth: Partial<AuthSettings> };
 
 const FALLBACK: AppConfig = {
   productName: 'RaceBeacon',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Race } from '@racebeacon/domain';
+import type { Race } from '@racebeacon/domain/entities';
 import { byRelevance } from './race-order';
 
 let nextId = 1;

@@ -1,4 +1,4 @@
-import type { Race } from '@racebeacon/domain';
+import type { Race } from '@racebeacon/domain/entities';
 
 /** 0 live, 1 upcoming, 2 finished. */
 const stage = (r: Race): number => (r.HasFinished ? 2 : r.HasStarted ? 0 : 1);

@@ -4,6 +4,11 @@
  * can keep states in memory and push rows over SSE unchanged.
  */
 import type Flatbush from 'flatbush';
+import type { Gender } from '../entities';
+import type { LeaderboardRow, RunnerStatus } from '../live-messages';
+
+/** The leaderboard row and runner status are wire shapes: defined with the live messages. */
+export type { LeaderboardRow, RunnerStatus };
 
 export interface CourseInput {
   /** [lon, lat, ele] in GeoJSON order, as parsed from GPX. */
@@ -67,8 +72,6 @@ export interface RaceClock {
   stopMs: number | null;
 }
 
-export type RunnerStatus = 'not-started' | 'racing' | 'finished' | 'stale' | 'off-course';
-
 export interface ProgressPoint {
   t: number;
   distanceM: number;
@@ -106,50 +109,14 @@ export interface LeaderboardRunner {
   BibNumber: string | null;
   FirstName: string;
   LastName: string;
-  Gender: 'M' | 'F';
+  Gender: Gender;
   Age: number | null;
   BatteryState: string | null;
   state: RunnerState;
 }
 
-export interface LeaderboardRow {
-  Rank: number | null;
-  RunnerId: number;
-  BibNumber: string | null;
-  FirstName: string;
-  LastName: string;
-  Gender: 'M' | 'F';
-  Age: number | null;
-  Status: RunnerStatus;
-  DistanceKm: number | null;
-  Percent: number | null;
-  ElapsedSeconds: number | null;
-  PaceSecondsPerKm: number | null;
-  EtaFinish: string | null;
-  FinishTime: string | null;
-  LastPingTime: string | null;
-  Latitude: number | null;
-  Longitude: number | null;
-  BatteryState: string | null;
-  /** Seconds behind the leader (finish-time gap, or time since the leader passed this runner's distance). */
-  GapSeconds: number | null;
-  /** Kilometres behind the leader. */
-  GapKm: number | null;
-  /** The next course waypoint (aid station) ahead of the runner, while racing on a course that has waypoints. */
-  NextWaypoint: string | null;
-  /** Its distance from the start along the course. */
-  NextWaypointKm: number | null;
-  /** When the runner is expected there (ISO), from the same pace as EtaFinish. */
-  EtaNextWaypoint: string | null;
-  /**
-   * Rank within the filtered set (gender and/or age group), only on rows of `filterLeaderboard` with such a filter;
-   * Rank stays the overall one.
-   */
-  CategoryRank?: number | null;
-}
-
 export interface LeaderboardFilter {
-  gender?: 'M' | 'F';
+  gender?: Gender;
   /** One of AGE_GROUPS, or any 'A-B' / 'N+' / 'U20' range. */
   ageGroup?: string;
   /** Bib or name, case- and accent-insensitive. */

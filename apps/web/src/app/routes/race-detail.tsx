@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import type { Course, PublicRunner, Race } from '@racebeacon/domain';
+import type { Course, PublicRunner, Race } from '@racebeacon/domain/entities';
 import { isOwner, useAuth } from '../../lib/auth';
 import { paths } from '../../lib/paths';
 import { EmptyState, PageSpinner } from '../../components/page-state';

@@ -1,4 +1,4 @@
-import type { Course } from '@racebeacon/domain';
+import type { Course } from '@racebeacon/domain/entities';
 import { api } from '../../lib/api-client';
 
 export const courseApi = {

@@ -1,5 +1,5 @@
 import { useId, useRef, useState } from 'react';
-import type { Course } from '@racebeacon/domain';
+import type { Course } from '@racebeacon/domain/entities';
 import { formatKm, formatMetres } from '../../lib/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { courseApi } from './api';

@@ -1,4 +1,5 @@
-import type { AdminDevice, Device, DeviceCreateBody, DeviceSource } from '@racebeacon/domain';
+import type { AdminDevice, AvailableDevice, SpotFeed } from '@racebeacon/domain/entities';
+import type { DeviceCreateBody, DeviceUpdateBody, SpotFeedBody } from '@racebeacon/domain/schemas';
 import { api } from '../../lib/api-client';
 
 export const adminDevicesApi = {
@@ -15,7 +16,7 @@ export const adminDevicesApi = {
  * these to the runners table.
  */
 export const directorDevicesApi = {
-  available: (raceId: number) => api.get<Device[]>(`/director/devices/race/${raceId}/available`),
+  available: (raceId: number) => api.get<AvailableDevice[]>(`/director/devices/race/${raceId}/available`),
   assignRunner: (deviceId: number, raceId: number, runnerId: number) =>
     api.put<unknown>(`/director/devices/${deviceId}/race/${raceId}/assign-runner/${runnerId}`),
   unassign: (deviceId: number, raceId: number) =>
@@ -23,23 +24,13 @@ export const directorDevicesApi = {
 };
 
 export const deviceTrackingApi = {
-  update: (deviceId: number, body: { Source: DeviceSource; HardwareId: string | null }) =>
+  update: (deviceId: number, body: DeviceUpdateBody) =>
     api.put<AdminDevice>(`/admin/devices/${deviceId}`, body),
   rotateKey: (deviceId: number) => api.post<AdminDevice>(`/admin/devices/${deviceId}/rotate-key`),
 };
 
-/** As GET /api/admin/spot-feeds returns it (the password is write-only). */
-export interface SpotFeed {
-  Id: number;
-  FeedId: string;
-  HasPassword: boolean;
-  LastPolledAt: string | null;
-  LastError: string | null;
-  CreatedAt: string;
-}
-
 export const spotFeedsApi = {
   list: () => api.get<SpotFeed[]>('/admin/spot-feeds'),
-  create: (body: { FeedId: string; FeedPassword?: string }) => api.post<SpotFeed>('/admin/spot-feeds', body),
+  create: (body: SpotFeedBody) => api.post<SpotFeed>('/admin/spot-feeds', body),
   remove: (id: number) => api.del<unknown>(`/admin/spot-feeds/${id}`),
 };

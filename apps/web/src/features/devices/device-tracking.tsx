@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { ModalDialog } from '../../components/modal-dialog';
-import type { AdminDevice, DeviceSource } from '@racebeacon/domain';
+import { DEVICE_SOURCES, type AdminDevice, type DeviceSource } from '@racebeacon/domain/entities';
 import { deviceTrackingApi } from './api';
 
 const SOURCE_LABELS: Record<DeviceSource, string> = {
@@ -21,16 +21,6 @@ const HARDWARE_HINT: Record<DeviceSource, string | null> = {
   lorawan: 'The DevEUI (16 hex digits)',
   meshtastic: 'The node number, e.g. 2882400044 or !abcdef2c',
 };
-
-/** Kept here (a type-only import of the domain package keeps its code out of the first-screen bundle). */
-const DEVICE_SOURCES: readonly DeviceSource[] = [
-  'osmand',
-  'owntracks',
-  'spot',
-  'inreach',
-  'lorawan',
-  'meshtastic',
-];
 
 export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { AdminDevice, Race } from '@racebeacon/domain';
+import type { AdminDevice, Race } from '@racebeacon/domain/entities';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { SelectDialog } from '../../components/select-dialog';
 import { formatDateTime } from '../../lib/format';

@@ -1,7 +1,8 @@
 import { useId, useState } from 'react';
+import type { SpotFeed } from '@racebeacon/domain/entities';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
-import { spotFeedsApi, type SpotFeed } from './api';
+import { spotFeedsApi } from './api';
 
 /**
  * SPOT shared-page feeds the server polls (every 2.5 minutes, only while a race using SPOT devices is live or

@@ -1,4 +1,4 @@
-import type { CourseTrack } from '@racebeacon/domain';
+import type { CourseTrack } from '@racebeacon/domain/live';
 import { api } from '../../lib/api-client';
 
 export const liveApi = {

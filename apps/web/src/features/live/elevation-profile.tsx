@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import type { CourseTrack } from './live-types';
 import { runnerLabel } from './live-format';
 import { shownStatus, type RacePhase } from './live-clock';

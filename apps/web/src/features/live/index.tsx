@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import type { LeaderboardRow, Race } from '@racebeacon/domain';
+import type { Race } from '@racebeacon/domain/entities';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { useAppConfig } from '../../lib/app-config';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
-import { AGE_GROUPS, filterLeaderboard, type LeaderboardRow } from '@racebeacon/domain';
+import { AGE_GROUPS, filterLeaderboard } from '@racebeacon/domain/course';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import {
   formatAgo,
   formatClock,

@@ -1,4 +1,4 @@
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 
 /**
  * Elapsed time moving with the race clock in the browser. The server sends a runner's row again only when something

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import type { CourseTrack, TrailPoint } from './live-types';
 import { runnerLabel, STATUS_LABEL } from './live-format';
 import { shownStatus, type RacePhase, type ShownStatus } from './live-clock';

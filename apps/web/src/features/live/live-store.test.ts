@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { applySnapshot, applyUpdate, MAX_TRAIL, sortRows, type LiveState } from './live-store';
 
 const row = (RunnerId: number, Rank: number | null, DistanceKm: number | null): LeaderboardRow => ({

@@ -1,4 +1,4 @@
-import type { LeaderboardRow } from '@racebeacon/domain';
+import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { serverOffset } from './live-clock';
 import type { SnapshotMessage, TrailPoint, UpdateMessage } from './live-types';
 

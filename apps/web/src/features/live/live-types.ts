@@ -3,4 +3,4 @@ export type {
   LiveSnapshot as SnapshotMessage,
   LiveUpdate as UpdateMessage,
   TrailPoint,
-} from '@racebeacon/domain';
+} from '@racebeacon/domain/live';

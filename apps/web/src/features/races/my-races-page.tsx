@@ -3,10 +3,10 @@ import { Link } from 'react-router';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { failureMessage, FormError } from '../../components/form-error';
 import { paths } from '../../lib/paths';
-import { fromLocalInput } from '../../lib/format';
 import { byRelevance } from '../../lib/race-order';
 import { useResource } from '../../lib/use-resource';
 import { directorRacesApi } from './api';
+import { checkedRaceBody } from './race-body';
 import { directorFlags, RaceCard } from './race-card';
 import { emptyRaceFields, RaceFields, type RaceFieldValues } from './race-fields';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -24,12 +24,12 @@ export function MyRacesPage() {
   async function create() {
     setError(null);
     setCreated(null);
-    const race = await directorRacesApi.create({
-      Name: values.Name.trim(),
-      Description: values.Description,
-      Location: values.Location,
-      StartTime: fromLocalInput(values.StartTime),
-    });
+    const checked = await checkedRaceBody(values);
+    if (checked.error !== undefined) {
+      setError(checked.error);
+      return;
+    }
+    const race = await directorRacesApi.create(checked.body);
     setValues(emptyRaceFields);
     setAdding(false);
     setCreated({ id: race.RaceId, name: race.Name });

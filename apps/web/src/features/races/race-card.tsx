@@ -1,4 +1,4 @@
-import type { Race } from '@racebeacon/domain';
+import type { Race } from '@racebeacon/domain/entities';
 import { Link } from 'react-router';
 import { formatDateTime, yn } from '../../lib/format';
 import { StagePill } from './race-status';

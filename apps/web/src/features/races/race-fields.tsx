@@ -1,4 +1,5 @@
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
+import { loadRaceSchema } from './race-body';
 
 export interface RaceFieldValues {
   Name: string;
@@ -19,6 +20,8 @@ export function RaceFields({
   onChange(values: RaceFieldValues): void;
 }) {
   const id = useId();
+  // Fetch the schema the form is checked with while the director types, so Save does not wait for it.
+  useEffect(() => void loadRaceSchema().catch(() => undefined), []);
   const set = (key: keyof RaceFieldValues) => (e: { target: { value: string } }) =>
     onChange({ ...values, [key]: e.target.value });
   return (

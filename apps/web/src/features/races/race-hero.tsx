@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import type { Course, Race } from '@racebeacon/domain';
+import type { Course, Race } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
 import { CONFIRM, confirmed } from '../../lib/confirm';
-import { formatDateTime, formatKm, fromLocalInput, startTimeEditorValue } from '../../lib/format';
+import { formatDateTime, formatKm, startTimeEditorValue } from '../../lib/format';
 import { paths } from '../../lib/paths';
 import { directorRacesApi } from './api';
+import { checkedRaceBody } from './race-body';
 import { RaceFields, type RaceFieldValues } from './race-fields';
 import { StagePill } from './race-status';
 
@@ -61,13 +62,12 @@ export function RaceHero({
   async function save() {
     if (!editing) return;
     setError(null);
-    await directorRacesApi.update(race.RaceId, {
-      ...race,
-      Name: editing.Name.trim(),
-      Description: editing.Description,
-      Location: editing.Location,
-      StartTime: fromLocalInput(editing.StartTime),
-    });
+    const checked = await checkedRaceBody(editing);
+    if (checked.error !== undefined) {
+      setError(checked.error);
+      return;
+    }
+    await directorRacesApi.update(race.RaceId, checked.body);
     setEditing(null);
     await onChanged();
   }

@@ -1,4 +1,4 @@
-import type { Race } from '@racebeacon/domain';
+import type { Race } from '@racebeacon/domain/entities';
 
 /** One human word for where a race is in its life, shown as a coloured pill beside the name. */
 export function raceStage(race: Race): { label: string; tone: 'muted' | 'accent' | 'live' | 'done' } {

@@ -1,15 +1,15 @@
 import { useState } from 'react';
-import type { Race } from '@racebeacon/domain';
+import type { Race, RaceRequest } from '@racebeacon/domain/entities';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { failureMessage, FormError } from '../../components/form-error';
 import { formatDateTime, formatKm, formatMetres } from '../../lib/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
-import { requestsApi, type RaceRequestDetail } from './api';
+import { requestsApi } from './api';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
 /** A pending race with, when its detail could be read, its runner count and course. */
-type Pending = Race & Partial<Pick<RaceRequestDetail, 'RunnerCount' | 'Course'>>;
+type Pending = Race & Partial<Pick<RaceRequest, 'RunnerCount' | 'Course'>>;
 
 async function loadPending(): Promise<Pending[]> {
   const races = await requestsApi.pending();

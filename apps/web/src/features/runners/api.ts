@@ -1,4 +1,5 @@
-import type { PublicRunner, Runner, RunnerBody } from '@racebeacon/domain';
+import type { PublicRunner, Runner } from '@racebeacon/domain/entities';
+import type { RunnerBody } from '@racebeacon/domain/schemas';
 import { api } from '../../lib/api-client';
 
 export const runnersApi = {

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { Gender } from '@racebeacon/domain';
+import type { Gender } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
 
 export interface RunnerFieldValues {

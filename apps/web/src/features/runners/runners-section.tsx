@@ -1,5 +1,5 @@
 import { Fragment, useId, useState } from 'react';
-import type { Device, PublicRunner, Runner } from '@racebeacon/domain';
+import type { AvailableDevice, PublicRunner, Runner } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
 import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
@@ -35,7 +35,7 @@ const deviceLabel = (r: PublicRunner, deviceId: number): string =>
  */
 export interface RunnerDeviceActions {
   /** The race's devices no runner holds yet. */
-  available(raceId: number): Promise<Device[]>;
+  available(raceId: number): Promise<AvailableDevice[]>;
   assignRunner(deviceId: number, raceId: number, runnerId: number): Promise<unknown>;
   unassign(deviceId: number, raceId: number): Promise<unknown>;
 }
@@ -63,7 +63,7 @@ export function RunnersSection({
   const [adding, setAdding] = useState(false);
   const [editingId, setEditingId] = useState<number | null>(null);
   const [assignTo, setAssignTo] = useState<PublicRunner | null>(null);
-  const [available, setAvailable] = useState<Device[] | undefined>();
+  const [available, setAvailable] = useState<AvailableDevice[] | undefined>();
   // Why the last row action (delete, assign, unassign) did nothing; the add/edit forms show their own.
   const [error, setError] = useState<string | null>(null);
   const fail = (err: unknown) => setError(failureMessage(err));
