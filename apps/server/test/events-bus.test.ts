@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createMemoryBus,
-  createPgBus,
-  packEnvelopes,
-  unpackEnvelope,
-  type EventBus,
-  type LiveEvent,
-} from '../src/events/bus';
+import { createMemoryBus, type EventBus, type LiveEvent } from '../src/events/bus';
+import { createPgBus, packEnvelopes, unpackEnvelope } from '../src/events/pg-bus';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 
 const position = (i: number): LiveEvent => ({

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
-import { createMemoryBus, createPgBus, type EventBus } from './bus';
+import { createMemoryBus, type EventBus } from './bus';
+import { createPgBus } from './pg-bus';
 
 declare module 'fastify' {
   interface FastifyInstance {
