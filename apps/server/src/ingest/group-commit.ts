@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../repositories/db-errors';
+import { isDatabaseUnavailable } from '../db/errors';
 
 /**
  * Group commit: callers submit items one by one; items that arrive while a batch is being written wait and are

@@ -4,7 +4,7 @@ import type { Db } from '../db/client';
 import { parseMeshtastic } from './adapters/meshtastic';
 import type { IngestPipeline } from './pipeline';
 import type { IngestRateLimiter } from './rate-limit';
-import { updateBattery } from './repository';
+import { updateBattery } from './battery-repository';
 
 export interface MeshtasticOptions {
   url: string;

@@ -4,8 +4,9 @@ import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { badRequest } from '../lib/errors';
 import { GroupCommitter } from './group-commit';
-import { storeAlert, storeFixes, type AlertInput, type StoredAlert } from './repository';
-import type { FixInput, FixOutcome } from './types';
+import { storeAlert, type StoredAlert } from './alert-repository';
+import { storeFixes } from './fix-repository';
+import type { AlertInput, FixInput, FixOutcome } from './types';
 import { alertProblem, fixProblem } from './validate';
 
 /**

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { MeshtasticSubscriber } from './meshtastic-mqtt';
 import { IngestPipeline } from './pipeline';
 import { IngestRateLimiter } from './rate-limit';
-import { reattributeRace } from './repository';
+import { reattributeRace } from './attribution-repository';
 import ingestRoutes from './routes';
 import spotFeedRoutes from './spot-feed-routes';
 import { SpotPoller } from './spot-poller';

@@ -8,7 +8,8 @@ import { parseOsmandParams, parseTraccarJson, type OsmandParsed } from './adapte
 import { basicPassword, parseOwnTracks } from './adapters/owntracks';
 import { throwIfAllFailed, type IngestPipeline } from './pipeline';
 import type { IngestRateLimiter } from './rate-limit';
-import { deviceIdByKey, updateBattery } from './repository';
+import { updateBattery } from './battery-repository';
+import { deviceIdByKey } from './fix-repository';
 import type { FixOutcome } from './types';
 import { batteryProblem, deviceIdProblem, fixProblem } from './validate';
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireAdmin } from '../plugins/auth';
 import { conflict, notFound } from '../lib/errors';
-import { idParams } from '../routes/schemas';
-import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './repository';
+import { idParams } from '../lib/http-schemas';
+import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';
 import type { SpotPoller } from './spot-poller';
 
 const security = [{ bearerAuth: [] }];

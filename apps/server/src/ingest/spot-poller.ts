@@ -3,13 +3,8 @@ import type { Db } from '../db/client';
 import { parseSpotFeed } from './adapters/spot';
 import { throwIfAllFailed, type IngestPipeline } from './pipeline';
 import type { IngestRateLimiter } from './rate-limit';
-import {
-  activeSpotRaceIds,
-  claimSpotFeed,
-  listSpotFeeds,
-  setSpotFeedError,
-  type SpotFeedRow,
-} from './repository';
+import { listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';
+import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-schedule-repository';
 
 export interface SpotPollerOptions {
   db: Db;

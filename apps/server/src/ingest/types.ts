@@ -23,6 +23,15 @@ export interface FixInput {
   source: DeviceSource;
 }
 
+export interface AlertInput {
+  device: DeviceRef;
+  kind: string;
+  message: string | null;
+  at: Date;
+  lat: number | null;
+  lon: number | null;
+}
+
 export type FixOutcome =
   | { status: 'stored'; positionId: number; deviceId: number; raceId: number | null; runnerId: number | null }
   | { status: 'duplicate'; deviceId: number }

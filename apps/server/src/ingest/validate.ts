@@ -1,5 +1,4 @@
-import type { AlertInput } from './repository';
-import { DEVICE_SOURCES, type DeviceRef, type FixInput } from './types';
+import { DEVICE_SOURCES, type AlertInput, type DeviceRef, type FixInput } from './types';
 
 /** How far in the future a device clock may be before its fix is refused. */
 export const MAX_FUTURE_MS = 10 * 60 * 1000;

@@ -1,5 +1,4 @@
-import type { AlertInput } from '../repository';
-import type { FixInput } from '../types';
+import type { AlertInput, FixInput } from '../types';
 import { cleanText, deviceIdProblem, isLatLon, num } from '../validate';
 
 /** Garmin inReach IPC Outbound: {Version, Events:[{imei, messageCode, timeStamp (ms), point, status}]}. */

@@ -1,5 +1,4 @@
-import type { AlertInput } from '../repository';
-import type { FixInput } from '../types';
+import type { AlertInput, FixInput } from '../types';
 import { cleanText, deviceIdProblem, isLatLon, MAX_BATTERY_STATE_LENGTH, num } from '../validate';
 
 /** SPOT shared-page feed (message.json). A lone message comes as an object; E-0195 means "no messages". */
