@@ -6,7 +6,7 @@ import { startServer, type RunningServer } from './support/server';
 import { seriousA11yViolations } from './support/web';
 import { races } from '../apps/server/src/db/schema';
 import { raceEventsOnBus } from '../apps/server/src/lib/race-events';
-import { RaceService } from '../apps/server/src/services/races';
+import { RaceService } from '../apps/server/src/races/service';
 import { pointAlong, postFixes, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
 
 /**

@@ -1,22 +1,22 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
+import { openDatabase, type Database } from './db/client';
+import demoPlugin from './demo/plugin';
+import eventsPlugin from './events/plugin';
+import ingestPlugin from './ingest/plugin';
 import { raceEventsOnBus } from './lib/race-events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
-import { openDatabase, type Database } from './db/client';
-import errorsPlugin from './plugins/errors';
-import inputGuardPlugin from './plugins/input-guard';
-import authPlugin from './plugins/auth';
-import oidcPlugin from './oidc/plugin';
-import configRoutes from './routes/config';
-import eventsPlugin from './events/plugin';
 import livePlugin from './live/plugin';
-import webAppPlugin from './plugins/web-app';
-import openApiPlugin from './plugins/openapi';
-import apiRoutes from './routes';
-import ingestPlugin from './ingest/plugin';
-import demoPlugin from './demo/plugin';
-import readyRoutes from './routes/ready';
+import oidcPlugin from './oidc/plugin';
+import configRoutes from './platform/config-routes';
+import errorsPlugin from './platform/errors';
+import healthRoutes from './platform/health-routes';
+import inputGuardPlugin from './platform/input-guard';
+import openApiPlugin from './platform/openapi';
+import webAppPlugin from './platform/web-app';
+import authPlugin from './plugins/auth';
+import apiRoutes from './rest-api';
 import './types';
 
 export interface BuildAppOptions {
@@ -61,8 +61,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(openApiPlugin);
 
   // --- feature routes ---
-  app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
-  await app.register(readyRoutes); // GET /api/ready: database, migrations and event bus (503 when not)
+  // GET /api/health (the process answers) and GET /api/ready (database, migrations and event bus; 503 when not)
+  await app.register(healthRoutes);
   await app.register(configRoutes);
   await app.register(livePlugin);
   // The services announce race changes to live viewers on the event bus.

@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { courses, deviceAssignments, devices, races, runners } from '../src/db/schema';
-import apiRoutes from '../src/routes';
+import apiRoutes from '../src/rest-api';
 import { createTestApp, type TestContext } from './support/app';
 import { call, createRace, multipartFile, type CallOptions } from './support/api';
 import { dbKinds } from './support/databases';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { isDatabaseUnavailable } from '../src/repositories/db-errors';
+import { isDatabaseUnavailable } from '../src/db/errors';
 import { createTestApp } from './support/app';
 import {
   startTestIssuer,

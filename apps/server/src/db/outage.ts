@@ -1,4 +1,4 @@
-import { describeDatabaseError } from '../repositories/db-errors';
+import { describeDatabaseError } from './errors';
 
 /** Seconds a client is told to wait (`Retry-After`) when the database cannot be reached. */
 export const DATABASE_RETRY_AFTER_S = 5;

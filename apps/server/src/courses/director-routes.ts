@@ -2,11 +2,11 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../lib/errors';
+import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from '../lib/http-schemas';
+import { assertNoNul } from '../platform/input-guard';
 import { requireUser } from '../plugins/auth';
-import { assertNoNul } from '../plugins/input-guard';
-import type { CourseService } from '../services/courses';
-import type { RaceService } from '../services/races';
-import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from './schemas';
+import type { RaceService } from '../races/service';
+import type { CourseService } from './service';
 
 export const MAX_GPX_BYTES = 20 * 1024 * 1024;
 /** The whole multipart request: the file plus room for its part headers and boundaries. */
@@ -47,7 +47,7 @@ const directorCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService; race
         params: raceIdParams,
         response: { 201: courseSchema },
       },
-      // A Content-Length above this is a 413 before the body is read (plugins/input-guard.ts).
+      // A Content-Length above this is a 413 before the body is read (platform/input-guard.ts).
       config: { maxUploadBytes: MAX_UPLOAD_BYTES },
     },
     async (request, reply) => {

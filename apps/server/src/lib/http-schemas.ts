@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { DEVICE_SOURCES } from '@racebeacon/domain';
+import { z } from 'zod';
 
 /**
  * Route parameter and response schemas (zod). Responses are checked on the way out, so a field that is not listed
@@ -22,7 +22,7 @@ export function parseId(value: unknown): number | null {
 }
 
 /**
- * The one id schema of every route parameter (`:id`, `:raceId`, …). plugins/input-guard.ts applies the same rule
+ * The one id schema of every route parameter (`:id`, `:raceId`, …). platform/input-guard.ts applies the same rule
  * (parseId) to every id-named parameter before validation, answering 400 `invalid_id`.
  */
 export const id = z.preprocess(

@@ -1,12 +1,11 @@
-import type { PublicRunner, Runner } from '@racebeacon/domain';
+import type { Gender, PublicRunner, Runner } from '@racebeacon/domain';
 import type { Db } from '../db/client';
+import { isUniqueViolation } from '../db/errors';
+import * as devicesRepo from '../devices/repository';
 import { conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
-import { isUniqueViolation } from '../repositories/db-errors';
-import * as devicesRepo from '../repositories/devices';
-import * as repo from '../repositories/runners';
-import { toPublicRunner, toRunner } from './dto';
-import type { RaceService } from './races';
+import type { RaceService } from '../races/service';
+import * as repo from './repository';
 
 /** Parsed runner body (runnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body are ignored. */
 export interface RunnerInput {
@@ -24,6 +23,23 @@ const toFields = (b: RunnerInput): repo.RunnerFields => ({
   gender: b.Gender,
   age: b.Age,
 });
+
+/** The public shape: deliberately built field by field so no device detail can slip in. */
+export function toPublicRunner(r: repo.RunnerRow): PublicRunner {
+  return {
+    RunnerId: r.id,
+    RaceId: r.raceId,
+    FirstName: r.firstName,
+    LastName: r.lastName,
+    BibNumber: r.bibNumber,
+    Gender: r.gender as Gender,
+    Age: r.age,
+  };
+}
+
+export function toRunner(r: repo.RunnerWithDevice): Runner {
+  return { ...toPublicRunner(r), DeviceId: r.deviceId, DeviceName: r.deviceName };
+}
 
 const duplicateBib = (bib: string) =>
   conflict(`Bib number ${bib} is already taken in this race.`, 'duplicate_bib');

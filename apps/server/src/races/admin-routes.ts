@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { courseSchema, raceIdParams, raceSchema } from '../lib/http-schemas';
 import { requireAdmin } from '../plugins/auth';
-import type { RaceRequestService } from '../services/race-requests';
-import { courseSchema, raceIdParams, raceSchema } from './schemas';
+import type { RaceRequestService } from './request-service';
 
 const raceRequestSchema = raceSchema
   .extend({ RunnerCount: z.number().int(), Course: courseSchema.nullable() })

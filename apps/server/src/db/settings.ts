@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
-import { settings } from '../db/schema';
+import type { DbOrTx } from './client';
+import { settings } from './schema';
 
 /** Reads a setting, creating it with `initial` if absent. Concurrent first calls agree on one stored value. */
 export async function getOrCreateSetting<T>(db: DbOrTx, key: string, initial: () => T): Promise<T> {

@@ -1,20 +1,34 @@
+import type { CoursePoint } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { renderCourseMapHtml } from '../services/course-map';
-import { courseGeoJson, courseGpx, type CourseService } from '../services/courses';
-import type { CoursePoint } from '@racebeacon/domain';
-import { raceIdParams } from './schemas';
+import { courseSchema, raceIdParams } from '../lib/http-schemas';
+import { renderCourseMapHtml } from './map-page';
+import { courseGeoJson, courseGpx, type CourseService } from './service';
 
 const keyQuery = z.object({
   key: z.string().max(100).optional().describe('Link key, needed only while the race is unapproved'),
 });
 
 /**
- * What Course.MapUrl / GeoJsonUrl / GpxUrl point at. Public for approved races; for unapproved ones only with the
- * link key handed out by the director endpoints (see services/courses.ts).
+ * Anonymous reads of a course: the Course of an approved race, and what Course.MapUrl / GeoJsonUrl / GpxUrl point
+ * at. The links are public for approved races; for unapproved ones they work only with the link key the director
+ * endpoints hand out (see links.ts).
  */
-const courseFileRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = async (app, { courses }) => {
+const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = async (app, { courses }) => {
   const tags = ['open'];
+
+  app.get(
+    '/api/open/course/:raceId',
+    {
+      schema: {
+        tags,
+        summary: 'Course of an approved race (404 when none)',
+        params: raceIdParams,
+        response: { 200: courseSchema },
+      },
+    },
+    async (request) => courses.getPublicCourse(request.params.raceId),
+  );
 
   app.get(
     '/courses/:raceId/map',
@@ -95,4 +109,4 @@ const courseFileRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
   );
 };
 
-export default courseFileRoutes;
+export default openCourseRoutes;

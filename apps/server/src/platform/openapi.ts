@@ -1,6 +1,6 @@
-import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /**
@@ -29,7 +29,7 @@ export default fp(
         ],
       },
       transform: jsonSchemaTransform,
-      // Schemas given an id in routes/schemas.ts (.meta({ id })) become named components referenced by $ref.
+      // Schemas given an id in lib/http-schemas.ts (.meta({ id })) become named components referenced by $ref.
       transformObject: jsonSchemaTransformObject,
     });
     await app.register(swaggerUi, { routePrefix: '/api/docs' });

@@ -1,11 +1,11 @@
 import type { Course, Race } from '@racebeacon/domain';
+import type { CourseService } from '../courses/service';
 import type { Db } from '../db/client';
 import { notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
-import * as racesRepo from '../repositories/races';
-import * as runnersRepo from '../repositories/runners';
-import type { CourseService } from './courses';
-import { toRace } from './dto';
+import * as runnersRepo from '../runners/repository';
+import * as racesRepo from './repository';
+import { toRace } from './service';
 
 /** What an admin needs to judge a race request: the race, how many runners it has, and its course. */
 export type RaceRequestDetail = Race & { RunnerCount: number; Course: Course | null };

@@ -1,9 +1,9 @@
 import { deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { adminDeviceSchema, deletedSchema, deviceIdParams, deviceRaceParams } from '../lib/http-schemas';
 import { requireAdmin } from '../plugins/auth';
-import type { DeviceService } from '../services/devices';
-import { adminDeviceSchema, deletedSchema, deviceIdParams, deviceRaceParams } from './schemas';
+import type { DeviceService } from './service';
 
 /** Device inventory for admins: the only responses that carry TrackingKey. */
 const adminDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = async (app, { devices }) => {

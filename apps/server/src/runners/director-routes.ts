@@ -1,9 +1,9 @@
 import { runnerBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from '../lib/http-schemas';
 import { requireUser } from '../plugins/auth';
-import type { RunnerService } from '../services/runners';
-import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from './schemas';
+import type { RunnerService } from './service';
 
 /** Runners of the caller's races (approved or not), with the device each holds. */
 const directorRunnerRoutes: FastifyPluginAsyncZod<{ runners: RunnerService }> = async (app, { runners }) => {

@@ -2,8 +2,8 @@ import type { Race } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
-import * as repo from '../repositories/races';
-import { toRace } from './dto';
+import { isoOrNull } from '../lib/time';
+import * as repo from './repository';
 
 /** Parsed race body (see raceBodySchema): Approved/HasStarted/HasFinished/DirectorId never reach here. */
 export interface RaceInput {
@@ -11,6 +11,23 @@ export interface RaceInput {
   Description: string;
   Location: string;
   StartTime: string | null;
+}
+
+/** Row → API entity. */
+export function toRace(r: repo.RaceRow): Race {
+  return {
+    RaceId: r.id,
+    Name: r.name,
+    Description: r.description,
+    Location: r.location,
+    StartTime: isoOrNull(r.startTime),
+    HasStarted: r.hasStarted,
+    HasFinished: r.hasFinished,
+    Approved: r.approved,
+    DirectorId: r.directorId,
+    ClockStartedAt: isoOrNull(r.clockStartedAt),
+    ClockStoppedAt: isoOrNull(r.clockStoppedAt),
+  };
 }
 
 const raceNotFound = (id: number) => notFound(`Race ${id} was not found.`);

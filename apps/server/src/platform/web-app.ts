@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import fp from 'fastify-plugin';
 import fastifyStatic from '@fastify/static';
+import fp from 'fastify-plugin';
 
 export const webDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 

@@ -1,17 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import type { AdminDevice, Device, DeviceSource } from '@racebeacon/domain';
 import type { Db, DbOrTx } from '../db/client';
+import { isUniqueViolation } from '../db/errors';
 import { conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
-import { isUniqueViolation } from '../repositories/db-errors';
-import * as repo from '../repositories/devices';
-import * as racesRepo from '../repositories/races';
-import * as runnersRepo from '../repositories/runners';
-import { toAdminDevice, toDevice } from './dto';
-import type { RaceService } from './races';
+import { isoOrNull } from '../lib/time';
+import * as racesRepo from '../races/repository';
+import type { RaceService } from '../races/service';
+import * as runnersRepo from '../runners/repository';
+import * as repo from './repository';
 
 /** 32 random bytes, base64url: the device's secret for ingestion. Only admin responses ever carry it. */
 export const newTrackingKey = () => randomBytes(32).toString('base64url');
+
+export function toDevice(d: repo.DeviceRow): Device {
+  return {
+    DeviceId: d.id,
+    Name: d.name,
+    BatteryState: d.batteryState ?? (d.batteryPercent === null ? null : `${Math.round(d.batteryPercent)}%`),
+    LastPingTime: isoOrNull(d.lastPingTime),
+    RaceId: d.raceId,
+    AssignedRunnerId: d.assignedRunnerId,
+    Source: d.source as DeviceSource,
+    HardwareId: d.hardwareId,
+  };
+}
+
+/** The admin's view: the only shape that carries TrackingKey. */
+export function toAdminDevice(d: repo.AdminDeviceRow): AdminDevice {
+  const runnerName = [d.runnerFirstName, d.runnerLastName].filter(Boolean).join(' ');
+  return {
+    ...toDevice(d),
+    TrackingKey: d.trackingKey,
+    RaceName: d.raceName,
+    RunnerName: d.assignedRunnerId === null ? null : runnerName || null,
+  };
+}
 
 const deviceNotFound = (id: number) => notFound(`Device ${id} was not found.`);
 const duplicateHardware = () =>

@@ -1,40 +1,15 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import { GpxError, toGeoJson, toGpx, type Course, type CoursePoint } from '@racebeacon/domain';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { badRequest, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
-import * as repo from '../repositories/courses';
-import * as racesRepo from '../repositories/races';
-import { getOrCreateSetting } from '../repositories/settings';
+import * as racesRepo from '../races/repository';
+import type { RaceService } from '../races/service';
 import { analyseGpxFile } from './gpx-off-thread';
-import type { RaceService } from './races';
-
-/**
- * Courses: GPX upload (one per race, a new upload replaces the old), and the links that show or download it.
- *
- * Link policy: for an approved race the map, GeoJSON and GPX links are public. For an unapproved race they carry
- * a `key` (an HMAC of race and course id with a server secret): the owner gets working links from the director
- * endpoints, while the bare URL stays a 404 like everything else about an unapproved race. A replaced course gets
- * a new id, so old keys stop working.
- */
+import { courseLinks, isLinkKey, type CourseLinks } from './links';
+import * as repo from './repository';
 
 const noCourse = (raceId: number) => notFound(`Race ${raceId} has no course yet.`);
-
-async function linkSecret(db: Db): Promise<Buffer> {
-  const b64 = await getOrCreateSetting(db, 'course_link_secret', () => randomBytes(32).toString('base64url'));
-  return Buffer.from(b64, 'base64url');
-}
-
-function linkKey(secret: Buffer, raceId: number, courseId: number): string {
-  return createHmac('sha256', secret).update(`course:${raceId}:${courseId}`).digest('base64url').slice(0, 32);
-}
-
-export interface CourseLinks {
-  MapUrl: string;
-  GeoJsonUrl: string;
-  GpxUrl: string;
-}
 
 function toCourse(row: repo.CourseSummaryRow, links: CourseLinks): Course {
   return {
@@ -56,6 +31,10 @@ function toCourse(row: repo.CourseSummaryRow, links: CourseLinks): Course {
   };
 }
 
+/**
+ * Courses: GPX upload (one per race, a new upload replaces the old), the Course with its links (links.ts), and the
+ * course behind a link. An upload or delete is announced to the race's live viewers.
+ */
 export class CourseService {
   constructor(
     private readonly db: Db,
@@ -65,17 +44,8 @@ export class CourseService {
     private readonly publicUrl: string,
   ) {}
 
-  private async linksFor(
-    row: Pick<repo.CourseRow, 'id' | 'raceId'>,
-    approved: boolean,
-  ): Promise<CourseLinks> {
-    const query = approved ? '' : `?key=${linkKey(await linkSecret(this.db), row.raceId, row.id)}`;
-    const base = this.publicUrl;
-    return {
-      MapUrl: `${base}/courses/${row.raceId}/map${query}`,
-      GeoJsonUrl: `${base}/api/open/course/${row.raceId}/course.geojson${query}`,
-      GpxUrl: `${base}/api/open/course/${row.raceId}/course.gpx${query}`,
-    };
+  private linksFor(course: { id: number; raceId: number }, approved: boolean): Promise<CourseLinks> {
+    return courseLinks(this.db, this.publicUrl, course, approved);
   }
 
   async getPublicCourse(raceId: number): Promise<Course> {
@@ -157,11 +127,7 @@ export class CourseService {
     const race = await racesRepo.findRace(this.db, raceId);
     const row = race ? await repo.findCourseByRace(this.db, raceId) : undefined;
     if (!race || !row) throw noCourse(raceId);
-    if (!race.approved) {
-      const expected = Buffer.from(linkKey(await linkSecret(this.db), raceId, row.id));
-      const given = Buffer.from(key ?? '');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw noCourse(raceId);
-    }
+    if (!race.approved && !(await isLinkKey(this.db, row, key))) throw noCourse(raceId);
     return row;
   }
 }

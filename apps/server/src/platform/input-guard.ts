@@ -1,7 +1,7 @@
-import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { HttpError } from '../lib/errors';
-import { ID_RULE, parseId } from '../routes/schemas';
+import { ID_RULE, parseId } from '../lib/http-schemas';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

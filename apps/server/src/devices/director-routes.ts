@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { requireUser } from '../plugins/auth';
-import type { DeviceService } from '../services/devices';
 import {
   availableDeviceSchema,
   deviceRaceParams,
   deviceRaceRunnerParams,
   deviceSchema,
   raceIdParams,
-} from './schemas';
+} from '../lib/http-schemas';
+import { requireUser } from '../plugins/auth';
+import type { DeviceService } from './service';
 
 /** Hand-overs of a race's devices to its runners, by the race's director. Never exposes tracking keys. */
 const directorDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = async (app, { devices }) => {

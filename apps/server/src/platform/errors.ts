@@ -1,10 +1,10 @@
-import fp from 'fastify-plugin';
 import type { FastifyError } from 'fastify';
+import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { HttpError } from '../lib/errors';
+import { isDatabaseUnavailable } from '../db/errors';
 import { DATABASE_RETRY_AFTER_S, DatabaseOutage } from '../db/outage';
 import { newestAppliedMigration } from '../db/readiness';
-import { isDatabaseUnavailable } from '../repositories/db-errors';
+import { HttpError } from '../lib/errors';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,21 +1,25 @@
 import type { FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors';
 import { DATABASE_RETRY_AFTER_S } from '../db/outage';
 import { expectedMigrationMillis, newestAppliedMigration } from '../db/readiness';
-import { isDatabaseUnavailable } from '../repositories/db-errors';
 
 /** How long the readiness check waits for the database. */
 const READY_TIMEOUT_MS = 2000;
 
 /**
+ * GET /api/health — liveness: 200 whenever the process answers (with the kind of database it uses).
+ *
  * GET /api/ready — readiness for a load balancer or orchestrator: 200 `{status: "ready"}` when the database answers
  * within 2 s, its migrations are the ones this server expects and the event bus is listening; otherwise 503
  * `{status: "unavailable", reasons}` with Retry-After. It recovers by itself. `/api/health` stays the liveness
  * check (the process answers), so an outage of the database takes processes out of rotation without restarting
  * them.
  */
-export default async function readyRoutes(app: FastifyInstance) {
+export default async function healthRoutes(app: FastifyInstance) {
   const { database, databaseOutage } = app;
   const expected = expectedMigrationMillis();
+
+  app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
 
   app.get(
     '/api/ready',

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsync } from 'fastify';
+import directorCourseRoutes from './courses/director-routes';
+import openCourseRoutes from './courses/open-routes';
+import { CourseService } from './courses/service';
+import adminDeviceRoutes from './devices/admin-routes';
+import directorDeviceRoutes from './devices/director-routes';
+import { DeviceService } from './devices/service';
+import { noRaceEvents, type RaceEvents } from './lib/race-events';
+import { acceptEmptyJsonBodies } from './platform/json-body';
+import adminRequestRoutes from './races/admin-routes';
+import directorRaceRoutes from './races/director-routes';
+import openRaceRoutes from './races/open-routes';
+import { RaceRequestService } from './races/request-service';
+import { RaceService } from './races/service';
+import directorRunnerRoutes from './runners/director-routes';
+import openRunnerRoutes from './runners/open-routes';
+import { RunnerService } from './runners/service';
+
+export interface ApiRoutesOptions {
+  /** Where the services announce race changes; without it (an app without an event bus) nothing is announced. */
+  raceEvents?: RaceEvents;
+}
+
+/**
+ * The REST API of races, runners, courses and devices: public reads, the director's own races, the admin's device
+ * inventory and race requests, and the course map/download links. Builds each feature's service with what it
+ * depends on and hands every route plugin the services it calls.
+ */
+const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
+  // Only the routes registered below get this parser (this plugin is encapsulated); ingestion and the embedded
+  // OIDC provider keep their own.
+  acceptEmptyJsonBodies(app);
+
+  const events = opts.raceEvents ?? noRaceEvents;
+  const races = new RaceService(app.db, events);
+  const runners = new RunnerService(app.db, events, races);
+  const courses = new CourseService(app.db, events, races, app.config.publicUrl);
+  const devices = new DeviceService(app.db, events, races);
+  const requests = new RaceRequestService(app.db, events, courses);
+
+  await app.register(openRaceRoutes, { races });
+  await app.register(openRunnerRoutes, { runners });
+  await app.register(openCourseRoutes, { courses });
+  await app.register(directorRaceRoutes, { races });
+  await app.register(directorRunnerRoutes, { runners });
+  await app.register(directorCourseRoutes, { courses, races });
+  await app.register(directorDeviceRoutes, { devices });
+  await app.register(adminDeviceRoutes, { devices });
+  await app.register(adminRequestRoutes, { requests });
+};
+
+export default apiRoutes;
