@@ -128,7 +128,7 @@ describe('adapters never pass a NUL byte or an unusable time on', () => {
     expect(p.alerts).toEqual([expect.objectContaining({ kind: 'sos', message: 'help' })]);
   });
 
-  it('SPOT: an unusable time or ESN skips the message; a NUL in text or battery state is removed', () => {
+  it('SPOT: an unusable time skips the position (its SOS is kept), an unusable ESN the message; NUL is removed', () => {
     const now = Math.floor(Date.now() / 1000);
     const msg = (o: Record<string, unknown>) => ({
       messengerId: '0-1',
@@ -153,7 +153,11 @@ describe('adapters never pass a NUL byte or an unusable time on', () => {
     });
     expect(p.ok && p.fixes).toHaveLength(1);
     expect(p.ok && p.fixes[0].batteryState).toBe('LOW');
-    expect(p.ok && p.alerts).toEqual([expect.objectContaining({ message: 'ok' })]);
+    // The SOS with an unusable time is kept: the pipeline records it at its receive time.
+    expect(p.ok && p.alerts).toEqual([
+      expect.objectContaining({ kind: 'sos', message: null, sourceTime: 1e20 }),
+      expect.objectContaining({ message: 'ok' }),
+    ]);
   });
 
   it('Meshtastic: a negative battery level is ignored, not stored', () => {
@@ -348,6 +352,7 @@ describe.each(dbKinds)('bad values over HTTP (%s)', (kind) => {
     const a = await addDevice(t.app, { source: 'inreach', hardwareId: '300434060000001' });
     await assign(t.app, a.id, raceId, runnerId, new Date(Date.now() - 7200_000));
     const base = Date.now() - 1800_000;
+    const sentAt = Date.now();
     const ev = (o: Record<string, unknown>) => ({
       imei: '300434060000001',
       messageCode: 0,
@@ -376,13 +381,27 @@ describe.each(dbKinds)('bad values over HTTP (%s)', (kind) => {
       },
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toMatchObject({ stored: 2, alerts: 1 });
+    // Alerts with an unusable time (the SOS, the cancel) are recorded at their receive time, never dropped.
+    expect(res.json()).toMatchObject({ stored: 2, alerts: 3 });
     const rows = await positionsOf(t.app, a.id);
     expect(rows.map((r) => r.fixTime.getTime())).toEqual([base + 60_000, base + 120_000]);
     expect(rows.every((r) => r.runnerId === runnerId)).toBe(true);
     const alerts = await t.app.db.select().from(deviceAlerts).where(eq(deviceAlerts.deviceId, a.id));
-    expect(alerts.map((x) => [x.kind, x.at.getTime(), x.message])).toEqual([
+    const receivedNow = (x: (typeof alerts)[number]) =>
+      x.at.getTime() === x.receivedAt.getTime() &&
+      x.at.getTime() >= sentAt - 1000 &&
+      x.at.getTime() <= Date.now();
+    expect(alerts.filter((x) => !receivedNow(x)).map((x) => [x.kind, x.at.getTime(), x.message])).toEqual([
       ['sos', base + 120_000, 'Fell, ankle'],
+    ]);
+    expect(
+      alerts
+        .filter(receivedNow)
+        .map((x) => [x.kind, x.message, x.runnerId])
+        .sort(),
+    ).toEqual([
+      ['sos', 'bad time SOS', runnerId],
+      ['sos-cancel', null, runnerId],
     ]);
   });
 
@@ -435,7 +454,7 @@ describe.each(dbKinds)('SPOT poll with a bad message (%s)', (kind) => {
     await new Promise((r) => server.close(r));
   });
 
-  it('stores the good messages (and their SOS), skips the one with an unusable time, and the poll does not fail', async () => {
+  it('stores the good messages (and their SOS), skips the position with an unusable time but records its SOS at receive time; the poll does not fail', async () => {
     const now = Math.floor(Date.now() / 1000);
     const msg = (id: number, unixTime: number, messageType: string, lat: number) => ({
       id,
@@ -477,9 +496,13 @@ describe.each(dbKinds)('SPOT poll with a bad message (%s)', (kind) => {
 
     const alerts = await waitFor(
       () => t.app.db.select().from(deviceAlerts).where(eq(deviceAlerts.deviceId, dev.id)),
-      (a) => a.length >= 1,
+      (a) => a.length >= 2,
     );
-    expect(alerts.map((a) => a.at.getTime())).toEqual([(now - 120) * 1000]);
+    const atReceive = alerts.filter((a) => a.at.getTime() === a.receivedAt.getTime());
+    expect(alerts.filter((a) => !atReceive.includes(a)).map((a) => a.at.getTime())).toEqual([
+      (now - 120) * 1000,
+    ]);
+    expect(atReceive.map((a) => [a.kind, a.lat])).toEqual([['sos', 46.3]]);
     const rows = await positionsOf(t.app, dev.id);
     expect(rows.map((r) => r.lat)).toEqual([46.1, 46.2]);
     const [feed] = await t.app.db.select().from(spotFeeds).where(eq(spotFeeds.feedId, 'FEEDBADTIME'));

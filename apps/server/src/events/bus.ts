@@ -1,8 +1,9 @@
 /**
  * The internal event stream: its events, the bus interface and the in-process bus (PGlite: one process); the
- * PostgreSQL bus, which reaches every process sharing the database, is in pg-bus.ts. Ingestion publishes accepted positions (after their transaction committed), race
- * changes and device alerts; the live-race code subscribes. Delivery is at most once per process: a dropped
- * LISTEN connection loses what was sent while it was down, so consumers that must be exact re-read the database.
+ * PostgreSQL bus, which reaches every process sharing the database, is in pg-bus.ts. Ingestion publishes accepted
+ * positions and battery reports (after their transaction committed) and device alerts, services publish race
+ * changes; the live race and the jobs subscribe. Delivery is at most once per process: a dropped LISTEN connection
+ * loses what was sent while it was down, so consumers that must be exact re-read the database.
  */
 export type LiveEvent =
   | {
@@ -17,6 +18,17 @@ export type LiveEvent =
       lon: number;
       altitude: number | null;
       speed: number | null;
+      batteryPercent: number | null;
+      batteryState: string | null;
+      source: string;
+    }
+  | {
+      /** A battery level reported without a position (LoRaWAN status, Meshtastic telemetry); `at`: received. */
+      type: 'battery';
+      raceId: number | null;
+      runnerId: number | null;
+      deviceId: number;
+      at: string;
       batteryPercent: number | null;
       batteryState: string | null;
       source: string;

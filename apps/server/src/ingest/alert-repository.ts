@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { holderAt } from './attribution-repository';
-import { iso, numOrNull, refColumns, rows } from './sql';
+import { deviceIdOf, iso, numOrNull, rows } from './sql';
 import type { AlertInput } from './types';
 
 export interface StoredAlert {
@@ -13,24 +13,39 @@ export interface StoredAlert {
   at: string;
 }
 
-/** Records an alert once (same device, kind and time = the same alert re-delivered); null if duplicate/unknown. */
-export async function storeAlert(db: DbOrTx, a: AlertInput): Promise<StoredAlert | null> {
-  const ref = refColumns(a.device);
-  const hw = JSON.stringify(ref.hw ?? []);
+/**
+ * How long an alert recorded at its receive time is recognised when it is delivered again: a SPOT feed shows a
+ * message for 7 days, and every poll reads it anew.
+ */
+const RECEIVE_TIME_REPEAT_WINDOW = '7 days';
+
+/**
+ * Records an alert once; null when it is a duplicate or no device has this reference. The same device, kind and
+ * time is the same alert delivered again. An alert whose own time is unusable (`atReceiveTime`) is recorded at the
+ * time it is received — its `at` is then exactly its `received_at`, which marks it — and a later delivery of the
+ * same alert (same kind, message and position within RECEIVE_TIME_REPEAT_WINDOW) is recognised by that mark.
+ */
+export async function storeAlert(
+  db: DbOrTx,
+  a: AlertInput,
+  opts: { atReceiveTime?: boolean } = {},
+): Promise<StoredAlert | null> {
+  const at = opts.atReceiveTime ? sql`now()` : sql`${a.at.toISOString()}::timestamptz`;
+  const repeated = opts.atReceiveTime
+    ? sql`AND NOT EXISTS (
+            SELECT 1 FROM device_alerts o
+            WHERE o.device_id = dev.id AND o.kind = ${a.kind} AND o.at = o.received_at
+              AND o.received_at > now() - ${RECEIVE_TIME_REPEAT_WINDOW}::interval
+              AND o.message IS NOT DISTINCT FROM ${a.message}
+              AND o.lat IS NOT DISTINCT FROM ${a.lat} AND o.lon IS NOT DISTINCT FROM ${a.lon})`
+    : sql``;
   const res = await rows(
     db,
-    sql`WITH dev AS (
-          SELECT COALESCE(
-            (SELECT id FROM devices WHERE ${ref.key}::text IS NOT NULL AND tracking_key = ${ref.key}),
-            (SELECT id FROM devices WHERE ${ref.dev}::int IS NOT NULL AND id = ${ref.dev}),
-            (SELECT id FROM devices WHERE source = ${ref.src}
-               AND lower(hardware_id) IN (SELECT jsonb_array_elements_text(${hw}::jsonb)) ORDER BY id LIMIT 1)) AS id,
-            ${a.at.toISOString()}::timestamptz AS t
-        )
+    sql`WITH dev AS (SELECT ${deviceIdOf(a.device)} AS id, ${at} AS t)
         INSERT INTO device_alerts (device_id, race_id, runner_id, kind, message, at, lat, lon)
         SELECT dev.id, h.race_id, h.runner_id, ${a.kind}, ${a.message}, dev.t, ${a.lat}, ${a.lon}
         FROM dev LEFT JOIN LATERAL ${holderAt('dev.id', 'dev.t')} h ON true
-        WHERE dev.id IS NOT NULL
+        WHERE dev.id IS NOT NULL ${repeated}
         ON CONFLICT (device_id, kind, at) DO NOTHING
         RETURNING id, device_id, race_id, runner_id, kind, at`,
   );

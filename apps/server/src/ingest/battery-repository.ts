@@ -1,23 +1,36 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { rows } from './sql';
-import type { DeviceSource } from './types';
+import { holderAt } from './attribution-repository';
+import { deviceIdOf, numOrNull, rows } from './sql';
+import type { BatteryReport } from './types';
 
-/** Battery reported without a position (Meshtastic telemetry, LoRaWAN status). */
-export async function updateBattery(
-  db: DbOrTx,
-  source: DeviceSource,
-  hardwareIds: string[],
-  percent: number | null,
-  state: string | null,
-): Promise<number | null> {
-  const hw = JSON.stringify(hardwareIds.map((h) => h.trim().toLowerCase()));
+/** A battery report stored on its device, with the runner holding the device when it was received. */
+export interface StoredBattery {
+  deviceId: number;
+  raceId: number | null;
+  runnerId: number | null;
+}
+
+/**
+ * Stores a battery level reported without a position on its device (the percentage replaces the device's; a state
+ * of null keeps the device's), attributed like a fix taken at `at`; null when no device has this reference.
+ */
+export async function storeBattery(db: DbOrTx, r: BatteryReport, at: Date): Promise<StoredBattery | null> {
   const res = await rows(
     db,
-    sql`UPDATE devices SET battery_percent = ${percent}, battery_state = COALESCE(${state}, battery_state)
-        WHERE id = (SELECT id FROM devices WHERE source = ${source}
-                    AND lower(hardware_id) IN (SELECT jsonb_array_elements_text(${hw}::jsonb)) ORDER BY id LIMIT 1)
-        RETURNING id`,
+    sql`WITH upd AS (
+          UPDATE devices SET battery_percent = ${r.batteryPercent},
+                             battery_state = COALESCE(${r.batteryState}, battery_state)
+          WHERE id = ${deviceIdOf(r.device)}
+          RETURNING id, ${at.toISOString()}::timestamptz AS t
+        )
+        SELECT upd.id, h.race_id, h.runner_id
+        FROM upd LEFT JOIN LATERAL ${holderAt('upd.id', 'upd.t')} h ON true`,
   );
-  return res.length ? Number(res[0].id) : null;
+  if (!res.length) return null;
+  return {
+    deviceId: Number(res[0].id),
+    raceId: numOrNull(res[0].race_id),
+    runnerId: numOrNull(res[0].runner_id),
+  };
 }

@@ -3,8 +3,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import type { DbOrTx } from '../db/client';
 import { holderAt } from './attribution-repository';
-import { iso, numOrNull, refColumns, rows, type Row } from './sql';
-import type { FixInput } from './types';
+import { deviceIdOf, iso, numOrNull, refColumns, rows, type Row } from './sql';
+import type { DeviceRef, FixInput } from './types';
 
 /**
  * Storage of fixes. A batch is stored by ONE statement (device lookup, attribution, idempotent insert and the
@@ -102,8 +102,8 @@ export async function storeFixes(db: DbOrTx, fixes: FixInput[], pool?: pg.Pool):
   }));
 }
 
-/** Device id for a tracking key (credential check for requests that carry no position). */
-export async function deviceIdByKey(db: DbOrTx, key: string): Promise<number | null> {
-  const res = await rows(db, sql`SELECT id FROM devices WHERE tracking_key = ${key}`);
-  return res.length ? Number(res[0].id) : null;
+/** Whether a device has this reference (a credential checked on a request that carries no position). */
+export async function deviceExists(db: DbOrTx, ref: DeviceRef): Promise<boolean> {
+  const res = await rows(db, sql`SELECT ${deviceIdOf(ref)} AS id`);
+  return res[0]?.id !== null && res[0]?.id !== undefined;
 }

@@ -1,17 +1,12 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../db/client';
-import { parseMeshtastic } from './adapters/meshtastic';
-import type { IngestPipeline } from './pipeline';
-import type { IngestRateLimiter } from './rate-limit';
-import { updateBattery } from './battery-repository';
+import { meshtasticBatch, parseMeshtastic } from './adapters/meshtastic';
+import type { IngestService } from './service';
 
 export interface MeshtasticOptions {
   url: string;
   topic: string;
-  db: Db;
-  pipeline: IngestPipeline;
-  limiter: IngestRateLimiter;
+  service: IngestService;
   log: FastifyBaseLogger;
 }
 
@@ -30,7 +25,7 @@ class RecentKeys {
 
 /**
  * Meshtastic gateways publish every mesh packet they hear as JSON on `msh/<region>/2/json/<channel>/<gateway>`.
- * Positions go through the pipeline; device-metrics telemetry updates the node's battery.
+ * Positions and device-metrics telemetry (a battery-only report) go through the ingest service like any source's.
  */
 export class MeshtasticSubscriber {
   private client: MqttClient | null = null;
@@ -67,19 +62,16 @@ export class MeshtasticSubscriber {
   }
 
   private async handle(text: string) {
-    const { pipeline, limiter, db, log } = this.opts;
+    const { service, log } = this.opts;
     try {
       const m = parseMeshtastic(text);
       if (m.kind === 'ignored' || !this.seen.add(m.dedupKey)) return;
-      if (m.kind === 'position') {
-        const ids = 'hardwareIds' in m.fix.device ? m.fix.device.hardwareIds : [];
-        if (!limiter.allow('meshtastic', ids[0] ?? '')) return;
-        const [out] = await pipeline.ingestMany([m.fix]);
-        if (out.status === 'invalid') log.debug({ message: out.message }, 'Meshtastic position refused');
-        else if (out.status === 'failed') log.warn({ err: out.error }, 'Meshtastic position not stored');
-      } else {
-        await updateBattery(db, 'meshtastic', m.hardwareIds, m.percent, m.state);
-      }
+      const read = meshtasticBatch(m);
+      if (!read.ok) return;
+      const result = await service.acceptEach('meshtastic', read.batch);
+      // A mesh carries many packets of no use here (no fix yet, no time): only storage failures are worth a warning.
+      const skipped = service.skipped(read.batch, result);
+      if (skipped) log[skipped.failed.length ? 'warn' : 'debug'](skipped, 'Meshtastic packet skipped');
     } catch (err) {
       log.warn({ err }, 'Meshtastic message failed');
     }

@@ -2,19 +2,28 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
-import { badRequest } from '../lib/errors';
-import { GroupCommitter } from './group-commit';
 import { storeAlert, type StoredAlert } from './alert-repository';
-import { storeFixes } from './fix-repository';
-import type { AlertInput, FixInput, FixOutcome } from './types';
-import { alertProblem, fixProblem } from './validate';
+import { storeBattery } from './battery-repository';
+import { deviceExists, storeFixes } from './fix-repository';
+import { GroupCommitter } from './group-commit';
+import type {
+  AlertInput,
+  BatchOutcome,
+  BatteryOutcome,
+  BatteryReport,
+  DeviceRef,
+  FixInput,
+  FixOutcome,
+} from './types';
+import { alertProblem, alertTimeProblem, batteryReportProblem, fixProblem } from './validate';
 
-/**
- * Per fix of a batch source: stored/duplicate/unknown, `invalid` (refused by validation, never sent to the
- * database) or `failed` (the database refused it alone — its batch was bisected — or could not be reached).
- */
-export type BatchOutcome =
-  FixOutcome | { status: 'invalid'; message: string } | { status: 'failed'; error: unknown };
+declare const checked: unique symbol;
+/** A fix that passed `checkFix`: the only kind `store` takes, so each fix is validated exactly once. */
+export type ValidFix = FixInput & { readonly [checked]: true };
+/** A battery report that passed `checkBattery`. */
+export type ValidBattery = BatteryReport & { readonly [checked]: true };
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /**
  * For batch sources that must not fail for one bad fix: throws the first error only when every fix that reached
@@ -23,16 +32,19 @@ export type BatchOutcome =
  */
 export function throwIfAllFailed(outcomes: BatchOutcome[]) {
   const failed = outcomes.filter((o) => o.status === 'failed');
-  if (failed.length && failed.length === outcomes.filter((o) => o.status !== 'invalid').length)
-    throw failed[0].error;
+  const written = outcomes.filter((o) => o.status !== 'invalid' && o.status !== 'rate_limited');
+  if (failed.length && failed.length === written.length) throw failed[0].error;
 }
 
 /** One string per device reference, for the group committer's quarantine of a device sending bad fixes. */
-function deviceKey(ref: FixInput['device']): string {
+function deviceKey(ref: DeviceRef): string {
   if ('trackingKey' in ref) return `key:${ref.trackingKey}`;
   if ('deviceId' in ref) return `id:${ref.deviceId}`;
   return `hw:${ref.source}:${ref.hardwareIds.join(',').toLowerCase()}`;
 }
+
+const describeTime = (a: AlertInput) =>
+  Number.isFinite(a.at.getTime()) ? a.at.toISOString() : String(a.sourceTime ?? 'missing');
 
 export interface PipelineOptions {
   db: Db;
@@ -46,16 +58,17 @@ export interface PipelineOptions {
 }
 
 /**
- * The one way a position enters the store, whatever its source: validate → (batched) one statement that finds the
- * device, attributes the fix to the runner holding it at fix time, inserts it idempotently and moves the device's
- * newest-fix fields only forward → resolve the callers after commit → publish on the event bus.
+ * The one way what a device reports enters the store, whatever its source. Fixes: validated once → (batched) one
+ * statement that finds the device, attributes the fix to the runner holding it at fix time, inserts it
+ * idempotently and moves the device's newest-fix fields only forward → the callers are resolved after commit →
+ * published on the event bus. Alerts and battery-only reports: validated, stored, published the same way.
  */
 export class IngestPipeline {
-  private readonly committer: GroupCommitter<FixInput, FixOutcome>;
+  private readonly committer: GroupCommitter<ValidFix, FixOutcome>;
   private closed = false;
 
   constructor(private readonly opts: PipelineOptions) {
-    this.committer = new GroupCommitter<FixInput, FixOutcome>({
+    this.committer = new GroupCommitter<ValidFix, FixOutcome>({
       write: (items) => this.write(items),
       concurrency: opts.concurrency,
       maxBatch: opts.maxBatch ?? 500,
@@ -66,31 +79,40 @@ export class IngestPipeline {
     });
   }
 
-  /** One fix from an HTTP client: invalid → 400 (nothing stored). */
-  async ingest(fix: FixInput): Promise<FixOutcome> {
+  /** The one check of a fix against the columns it is stored in (validate.ts). */
+  checkFix(fix: FixInput): Checked<ValidFix> {
     const problem = fixProblem(fix);
-    if (problem) throw badRequest(problem, 'invalid_position');
+    return problem ? { ok: false, problem } : { ok: true, value: fix as ValidFix };
+  }
+
+  checkBattery(report: BatteryReport): Checked<ValidBattery> {
+    const problem = batteryReportProblem(report);
+    return problem ? { ok: false, problem } : { ok: true, value: report as ValidBattery };
+  }
+
+  /** Stores one checked fix (joining the next group-commit batch); settles after its batch committed. */
+  store(fix: ValidFix): Promise<FixOutcome> {
     return this.committer.submit(fix);
   }
 
   /**
    * A batch from a source that cannot be answered per fix (inReach, SPOT, MQTT): invalid fixes are skipped, and a
-   * fix the database refuses fails alone (`failed`) instead of failing the batch.
+   * fix the database refuses fails alone (`failed`) instead of failing the batch. Oldest first, so a backlog
+   * arrives in the order the device recorded it.
    */
-  async ingestMany(fixes: FixInput[]): Promise<BatchOutcome[]> {
+  async storeEach(fixes: FixInput[]): Promise<BatchOutcome[]> {
     const out: BatchOutcome[] = new Array<BatchOutcome>(fixes.length);
-    const valid: number[] = [];
+    const valid: [number, ValidFix][] = [];
     fixes.forEach((f, i) => {
-      const problem = fixProblem(f);
-      if (problem) out[i] = { status: 'invalid', message: problem };
-      else valid.push(i);
+      const c = this.checkFix(f);
+      if (c.ok) valid.push([i, c.value]);
+      else out[i] = { status: 'invalid', message: c.problem };
     });
-    // Oldest first, so a backlog arrives in the order the device recorded it.
-    valid.sort((a, b) => fixes[a].fixTime.getTime() - fixes[b].fixTime.getTime());
+    valid.sort((a, b) => a[1].fixTime.getTime() - b[1].fixTime.getTime());
     await Promise.all(
-      valid.map(async (i) => {
+      valid.map(async ([i, fix]) => {
         try {
-          out[i] = await this.committer.submit(fixes[i]);
+          out[i] = await this.store(fix);
         } catch (error) {
           out[i] = { status: 'failed', error };
         }
@@ -99,27 +121,58 @@ export class IngestPipeline {
     return out;
   }
 
-  /** Stores an alert once; null when a duplicate, for an unknown device, or invalid (logged, nothing stored). */
+  /**
+   * Stores an alert once and publishes it; null when a duplicate, for an unknown device, or invalid (logged,
+   * nothing stored). An alert whose own time is unusable (unreadable, before 2000, far in the future) is never
+   * dropped for it: it is recorded at its receive time, and the bad time is logged.
+   */
   async recordAlert(a: AlertInput): Promise<StoredAlert | null> {
-    const problem = alertProblem(a);
+    const now = Date.now();
+    const timeProblem = alertTimeProblem(a, now);
+    const alert = timeProblem ? { ...a, at: new Date(now) } : a;
+    const problem = alertProblem(alert, now);
     if (problem) {
       this.opts.log.warn({ kind: a.kind, device: a.device, problem }, 'alert refused');
       return null;
     }
-    const stored = await storeAlert(this.opts.db, a);
+    if (timeProblem) {
+      this.opts.log.warn(
+        { kind: a.kind, device: a.device, sourceTime: describeTime(a), problem: timeProblem },
+        'alert with an unusable time: recorded at its receive time',
+      );
+    }
+    const stored = await storeAlert(this.opts.db, alert, { atReceiveTime: timeProblem !== null });
     if (stored) {
-      this.publish([
-        {
-          type: 'alert',
-          raceId: stored.raceId,
-          runnerId: stored.runnerId,
-          deviceId: stored.deviceId,
-          kind: stored.kind,
-          at: stored.at,
-        },
-      ]);
+      const { raceId, runnerId, deviceId, kind, at } = stored;
+      this.publish([{ type: 'alert', raceId, runnerId, deviceId, kind, at }]);
     }
     return stored;
+  }
+
+  /**
+   * Stores a battery level reported without a position on its device and publishes it (live viewers see it like
+   * the battery of a fix). Its time is when it was received: such reports carry no fix time.
+   */
+  async recordBattery(report: ValidBattery): Promise<BatteryOutcome> {
+    const at = new Date();
+    const stored = await storeBattery(this.opts.db, report, at);
+    if (!stored) return 'unknown_device';
+    this.publish([
+      {
+        type: 'battery',
+        ...stored,
+        at: at.toISOString(),
+        batteryPercent: report.batteryPercent,
+        batteryState: report.batteryState,
+        source: report.source,
+      },
+    ]);
+    return 'stored';
+  }
+
+  /** Whether a device has this reference (a credential presented without a position). */
+  knowsDevice(ref: DeviceRef): Promise<boolean> {
+    return deviceExists(this.opts.db, ref);
   }
 
   async close() {
@@ -127,7 +180,7 @@ export class IngestPipeline {
     await this.committer.drain();
   }
 
-  private async write(items: FixInput[]): Promise<FixOutcome[]> {
+  private async write(items: ValidFix[]): Promise<FixOutcome[]> {
     const stored = await storeFixes(this.opts.db, items, this.opts.pool);
     const events: LiveEvent[] = [];
     const published = new Set<number>();

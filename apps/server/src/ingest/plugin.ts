@@ -1,16 +1,17 @@
 import fp from 'fastify-plugin';
+import { reattributeRace } from './attribution-repository';
+import deviceRoutes from './device-routes';
 import { MeshtasticSubscriber } from './meshtastic-mqtt';
 import { IngestPipeline } from './pipeline';
 import { IngestRateLimiter } from './rate-limit';
-import { reattributeRace } from './attribution-repository';
-import ingestRoutes from './routes';
+import { IngestService } from './service';
 import spotFeedRoutes from './spot-feed-routes';
 import { SpotPoller } from './spot-poller';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The position pipeline (simulator and tests feed it too). */
-    ingest: IngestPipeline;
+    /** Device ingestion: what every source's adapter reads goes through it (the SPOT poll job too). */
+    ingest: IngestService;
   }
 }
 
@@ -28,20 +29,19 @@ export default fp(
       concurrency: database.kind === 'postgres' ? 4 : 1,
       pool: database.kind === 'postgres' ? database.pool : undefined,
     });
-    const limiter = new IngestRateLimiter();
-    app.decorate('ingest', pipeline);
+    const service = new IngestService({ pipeline, limiter: new IngestRateLimiter(), log: app.log });
+    app.decorate('ingest', service);
 
     const poller = new SpotPoller({
       db: app.db,
-      pipeline,
-      limiter,
+      service,
       log: app.log,
       apiUrl: config.SPOT_API_URL,
       pollSeconds: config.SPOT_POLL_SECONDS,
     });
 
     // Routes in their own scope: the form-body and catch-all parsers apply to ingestion only.
-    await app.register(async (scope) => ingestRoutes(scope, { pipeline, limiter }));
+    await app.register(deviceRoutes, { service });
     await app.register(async (scope) => spotFeedRoutes(scope, { poller }));
 
     // A late first assignment (or a correction) must not lose or misplace fixes already stored.
@@ -66,9 +66,7 @@ export default fp(
         mqtt = new MeshtasticSubscriber({
           url: config.MQTT_URL,
           topic: config.MQTT_TOPIC,
-          db: app.db,
-          pipeline,
-          limiter,
+          service,
           log: app.log,
         });
         await mqtt.start();

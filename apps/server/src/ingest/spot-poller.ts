@@ -1,15 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
-import { parseSpotFeed } from './adapters/spot';
-import { throwIfAllFailed, type IngestPipeline } from './pipeline';
-import type { IngestRateLimiter } from './rate-limit';
+import { readSpotPage } from './adapters/spot';
+import type { IngestService } from './service';
 import { listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';
 import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-schedule-repository';
 
 export interface SpotPollerOptions {
   db: Db;
-  pipeline: IngestPipeline;
-  limiter: IngestRateLimiter;
+  service: IngestService;
   log: FastifyBaseLogger;
   apiUrl: string;
   pollSeconds: number;
@@ -143,31 +141,26 @@ export class SpotPoller {
   }
 
   private async poll(feed: SpotFeedRow, st: FeedState) {
-    const { pipeline, limiter } = this.opts;
+    const { service, log } = this.opts;
     // Page back (50 messages a page, newest first) until reaching messages already seen.
     const maxPages = st.newest === undefined ? 3 : 10;
     let newest = st.newest ?? 0;
     for (let page = 0; page < maxPages; page++) {
-      const parsed = parseSpotFeed(await this.fetchPage(feed, page * PAGE_SIZE));
-      if (!parsed.ok) throw new Error(parsed.error);
-      const fixes = parsed.fixes.filter((f) =>
-        limiter.allow('spot', 'hardwareIds' in f.device ? f.device.hardwareIds[0] : ''),
-      );
+      const read = readSpotPage(await this.fetchPage(feed, page * PAGE_SIZE));
+      if (!read.ok) throw new Error(read.error.message);
+      const { batch } = read;
       // A message with a bad value is skipped (and logged); the others are stored. Only a database failing every
       // write fails the poll (retried with back-off; re-stored messages are ignored).
-      const outcomes = await pipeline.ingestMany(fixes);
-      throwIfAllFailed(outcomes);
-      const skipped = outcomes.flatMap((o) =>
-        o.status === 'invalid' ? [o.message] : o.status === 'failed' ? [String(o.error)] : [],
-      );
-      if (skipped.length)
-        this.opts.log.warn({ feedId: feed.feedId, skipped: skipped.slice(0, 20) }, 'SPOT messages skipped');
-      for (const a of parsed.alerts) await pipeline.recordAlert(a);
-      // Paging stops at messages already seen: only times that were stored count.
-      const times = fixes.filter((_, i) => outcomes[i].status !== 'invalid').map((f) => f.fixTime.getTime());
+      const result = await service.acceptEach('spot', batch);
+      const skipped = service.skipped(batch, result);
+      if (skipped) log.warn({ feedId: feed.feedId, ...skipped }, 'SPOT messages skipped');
+      // Paging stops at messages already seen: only times that reached the store count.
+      const times = batch.fixes
+        .filter((_, i) => result.fixes[i].status !== 'invalid' && result.fixes[i].status !== 'rate_limited')
+        .map((f) => f.fixTime.getTime());
       if (times.length) newest = Math.max(newest, ...times);
       const oldest = times.length ? Math.min(...times) : 0;
-      if (parsed.count < PAGE_SIZE || (st.newest !== undefined && oldest <= st.newest)) break;
+      if (batch.received < PAGE_SIZE || (st.newest !== undefined && oldest <= st.newest)) break;
     }
     st.newest = newest || st.newest;
   }

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import type { DeviceRef } from './types';
 
@@ -30,4 +30,15 @@ export function refColumns(ref: DeviceRef): {
   if ('trackingKey' in ref) return { key: ref.trackingKey, src: null, hw: null, dev: null };
   if ('deviceId' in ref) return { key: null, src: null, hw: null, dev: ref.deviceId };
   return { key: null, src: ref.source, hw: ref.hardwareIds.map((h) => h.trim().toLowerCase()), dev: null };
+}
+
+/** The id of the device a reference names, as a scalar subquery (NULL when no device has it). */
+export function deviceIdOf(ref: DeviceRef): SQL {
+  const c = refColumns(ref);
+  const hw = JSON.stringify(c.hw ?? []);
+  return sql`COALESCE(
+    (SELECT id FROM devices WHERE ${c.key}::text IS NOT NULL AND tracking_key = ${c.key}),
+    (SELECT id FROM devices WHERE ${c.dev}::int IS NOT NULL AND id = ${c.dev}),
+    (SELECT id FROM devices WHERE source = ${c.src}
+       AND lower(hardware_id) IN (SELECT jsonb_array_elements_text(${hw}::jsonb)) ORDER BY id LIMIT 1))`;
 }

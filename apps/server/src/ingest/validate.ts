@@ -117,19 +117,34 @@ export function fixProblem(fix: FixInput, now = Date.now()): string | null {
     if (v !== null && v !== undefined && (typeof v !== 'number' || !Number.isFinite(v)))
       return `The ${name} must be a number.`;
   }
-  const battery = batteryProblem(fix.batteryPercent);
+  return batteryReportProblem(fix);
+}
+
+/** A battery level reported with or without a position: null when acceptable, else a human message. */
+export function batteryReportProblem(
+  r: Pick<FixInput, 'device' | 'source' | 'batteryPercent' | 'batteryState'>,
+): string | null {
+  const battery = batteryProblem(r.batteryPercent);
   if (battery) return battery;
-  if (fix.batteryState !== null && fix.batteryState !== undefined) {
-    const p = textProblem(fix.batteryState, MAX_BATTERY_STATE_LENGTH);
+  if (r.batteryState !== null && r.batteryState !== undefined) {
+    const p = textProblem(r.batteryState, MAX_BATTERY_STATE_LENGTH);
     if (p) return `The battery state ${p}.`;
   }
-  if (!DEVICE_SOURCES.includes(fix.source)) return 'The source is unknown.';
-  return deviceRefProblem(fix.device);
+  if (!DEVICE_SOURCES.includes(r.source)) return 'The source is unknown.';
+  return deviceRefProblem(r.device);
+}
+
+/**
+ * What is wrong with an alert's own time, null when it is usable. Such an alert is still recorded, at its receive
+ * time (see IngestPipeline.recordAlert): an SOS is never dropped for its timestamp.
+ */
+export function alertTimeProblem(a: AlertInput, now = Date.now()): string | null {
+  return timeProblem(a.at, now, 'alert time');
 }
 
 /** Alerts (SOS, HELP) are checked the same way before they reach the database: null when acceptable. */
 export function alertProblem(a: AlertInput, now = Date.now()): string | null {
-  const when = timeProblem(a.at, now, 'alert time');
+  const when = alertTimeProblem(a, now);
   if (when) return when;
   if (a.lat !== null || a.lon !== null) {
     const where = latLonProblem(a.lat, a.lon);

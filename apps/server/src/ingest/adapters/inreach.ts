@@ -1,5 +1,6 @@
 import type { AlertInput, FixInput } from '../types';
 import { cleanText, deviceIdProblem, isLatLon, num } from '../validate';
+import { readBatch, type AdapterResult, type DeviceBatch } from './contract';
 
 /** Garmin inReach IPC Outbound: {Version, Events:[{imei, messageCode, timeStamp (ms), point, status}]}. */
 
@@ -18,19 +19,18 @@ interface InreachEvent {
   status?: { lowBattery?: unknown };
 }
 
-export interface InreachParsed {
-  fixes: FixInput[];
-  alerts: AlertInput[];
-  /** Events that could not be read (no usable IMEI, code or time), by index in `Events`, for the log. */
-  rejected: { index: number; reason: string }[];
-}
-
-export function parseInreach(body: unknown): InreachParsed {
+/**
+ * Every event of a batch that can be read. An event without a usable IMEI or message code is rejected (no device
+ * could be named); one without a usable time gives no position, but its alert is kept — an SOS is never dropped
+ * for its timestamp: the pipeline records it at its receive time.
+ */
+export function parseInreach(body: unknown): DeviceBatch {
   const events = (body && typeof body === 'object' ? (body as { Events?: unknown }).Events : undefined) ?? [];
   const fixes: FixInput[] = [];
   const alerts: AlertInput[] = [];
-  const rejected: InreachParsed['rejected'] = [];
-  if (!Array.isArray(events)) return { fixes, alerts, rejected };
+  const rejected: DeviceBatch['rejected'] = [];
+  const batch = (received: number): DeviceBatch => ({ fixes, alerts, batteryOnly: [], rejected, received });
+  if (!Array.isArray(events)) return batch(0);
   for (const [index, raw] of (events as InreachEvent[]).entries()) {
     const reject = (reason: string) => rejected.push({ index, reason });
     if (!raw || typeof raw !== 'object') {
@@ -39,9 +39,8 @@ export function parseInreach(body: unknown): InreachParsed {
     }
     const imei = String(raw.imei ?? '').trim();
     const code = num(raw.messageCode);
-    const ms = num(raw.timeStamp);
-    if (!imei || code === undefined || ms === undefined || !Number.isFinite(ms)) {
-      reject('imei, messageCode or timeStamp missing');
+    if (!imei || code === undefined) {
+      reject('imei or messageCode missing');
       continue;
     }
     const imeiProblem = deviceIdProblem(imei);
@@ -50,11 +49,9 @@ export function parseInreach(body: unknown): InreachParsed {
       continue;
     }
     // Beyond ±8.64e15 ms JavaScript has no date (1e20 → Invalid Date); the window is the pipeline's to check.
-    const at = new Date(ms);
-    if (!Number.isFinite(at.getTime())) {
-      reject('timeStamp is not a time');
-      continue;
-    }
+    const ms = num(raw.timeStamp);
+    const at = new Date(ms ?? NaN);
+    const timed = Number.isFinite(at.getTime());
     const device = { source: 'inreach' as const, hardwareIds: [imei] };
     const p = raw.point ?? {};
     const gpsFix = num(p.gpsFix);
@@ -62,8 +59,11 @@ export function parseInreach(body: unknown): InreachParsed {
     const lon = num(p.longitude);
     const hasFix = gpsFix !== 0 && lat !== undefined && lon !== undefined;
     const usable = POSITION_CODES.has(code) || (FIX_IF_GPS_CODES.has(code) && (gpsFix ?? 0) > 0);
+    const kind = ALERT_KINDS[code];
+    if (!timed)
+      reject(`timeStamp ${ms === undefined ? 'missing' : 'is not a time'}${kind ? ' (alert kept)' : ''}`);
     const low = num(raw.status?.lowBattery);
-    if (usable && hasFix) {
+    if (timed && usable && hasFix) {
       fixes.push({
         device,
         source: 'inreach',
@@ -77,12 +77,12 @@ export function parseInreach(body: unknown): InreachParsed {
         batteryState: low === undefined ? null : low ? 'LOW' : 'GOOD',
       });
     }
-    const kind = ALERT_KINDS[code];
     if (kind) {
       alerts.push({
         device,
         kind,
         at,
+        ...(timed ? {} : { sourceTime: raw.timeStamp }),
         // An SOS text is kept whatever it carries: NUL characters (which no text column holds) are dropped.
         message: cleanText(raw.freeText),
         lat: hasFix && isLatLon(lat, lon) ? lat : null,
@@ -90,5 +90,10 @@ export function parseInreach(body: unknown): InreachParsed {
       });
     }
   }
-  return { fixes, alerts, rejected };
+  return batch(events.length);
+}
+
+/** The inReach adapter: a batch is always readable (events that are not are listed in `rejected`). */
+export function readInreach(body: unknown): AdapterResult {
+  return readBatch(parseInreach(body));
 }

@@ -1,5 +1,6 @@
 import { batteryStateFromPercent, type FixInput } from '../types';
-import { num } from '../validate';
+import { deviceIdProblem, num } from '../validate';
+import { parseError, readBatch, type AdapterResult } from './contract';
 
 /**
  * LoRaWAN network servers: The Things Stack v3 webhooks and ChirpStack v4 HTTP integration. The runner's position
@@ -178,3 +179,26 @@ export function parseChirpstack(event: string, body: unknown): LorawanParsed {
     batteryPercent: battery,
   };
 }
+
+/**
+ * The LoRaWAN adapter over a decoded uplink: the device is its DevEUI; an uplink without a position but with a
+ * battery level (a ChirpStack status event, a decoder that reports only the battery) is a battery-only report.
+ */
+export function lorawanBatch(parsed: LorawanParsed): AdapterResult {
+  if (!parsed.devEui) return parseError('missing_device_id', 'The uplink names no DevEUI.');
+  const idProblem = deviceIdProblem(parsed.devEui);
+  if (idProblem) return parseError('invalid_device_id', idProblem);
+  const device = { source: 'lorawan' as const, hardwareIds: [parsed.devEui] };
+  if (parsed.fix) return readBatch({ fixes: [{ ...parsed.fix, device }] });
+  if (parsed.batteryPercent === null) return readBatch({ received: 1 });
+  const { batteryPercent } = parsed;
+  // No state: the device keeps the GOOD/LOW it last reported (storeBattery), as before this report.
+  return readBatch({
+    batteryOnly: [{ device, source: 'lorawan', batteryPercent, batteryState: null }],
+    received: 1,
+  });
+}
+
+export const readTtn = (body: unknown): AdapterResult => lorawanBatch(parseTtn(body));
+export const readChirpstack = (event: string, body: unknown): AdapterResult =>
+  lorawanBatch(parseChirpstack(event, body));

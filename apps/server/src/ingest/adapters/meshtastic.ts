@@ -1,5 +1,6 @@
 import { batteryStateFromPercent, type FixInput } from '../types';
 import { num } from '../validate';
+import { readBatch, type AdapterResult } from './contract';
 
 /** Meshtastic MQTT JSON (firmware MeshPacketSerializer): {id, from, type, timestamp, payload}. */
 
@@ -66,4 +67,17 @@ export function parseMeshtastic(text: string): MeshtasticParsed {
     };
   }
   return { kind: 'ignored' };
+}
+
+/** The Meshtastic adapter over a parsed packet: a position, a battery-only report (telemetry), or nothing. */
+export function meshtasticBatch(parsed: MeshtasticParsed): AdapterResult {
+  if (parsed.kind === 'position') return readBatch({ fixes: [parsed.fix] });
+  if (parsed.kind === 'ignored') return readBatch({ received: 1 });
+  const device = { source: 'meshtastic' as const, hardwareIds: parsed.hardwareIds };
+  return readBatch({
+    batteryOnly: [
+      { device, source: 'meshtastic', batteryPercent: parsed.percent, batteryState: parsed.state },
+    ],
+    received: 1,
+  });
 }

@@ -1,6 +1,6 @@
-import { badRequest } from '../../lib/errors';
 import { batteryStateFromPercent, type FixInput } from '../types';
 import { deviceIdProblem, num } from '../validate';
+import { batchOrThrow, parseError, readBatch, type AdapterResult } from './contract';
 
 /**
  * OsmAnd protocol as Traccar's server reads it: parameters from the query string (GET or the old Traccar Client's
@@ -24,24 +24,36 @@ export function parseOsmandTime(v: unknown, now = new Date()): Date {
 const first = (v: unknown): unknown => (Array.isArray(v) ? v[0] : v);
 
 /** A device id no device of ours can have (NUL byte, absurd length) is refused before it reaches a query. */
-function checkKey(key: string): string {
+const keyError = (key: string): AdapterResult | null => {
   const problem = deviceIdProblem(key);
-  if (problem) throw badRequest(problem, 'invalid_device_id');
-  return key;
-}
+  return problem ? parseError('invalid_device_id', problem) : null;
+};
 
-export interface OsmandParsed {
-  key: string;
-  fixes: FixInput[];
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * An OsmAnd request, wherever its data is: a Traccar Client 9 JSON body (`location` object or array), else the
+ * query string (GET, or the old Traccar Client's POST), else a form body, else a raw body that reads as a form.
+ */
+export function readOsmand(request: { query: unknown; body: unknown }): AdapterResult {
+  const query = isObj(request.query) ? request.query : {};
+  const { body } = request;
+  if (isObj(body) && (isObj(body.location) || Array.isArray(body.location))) return readTraccarJson(body);
+  if (Object.keys(query).length) return readOsmandParams(query);
+  if (isObj(body)) return readOsmandParams(body);
+  if (typeof body === 'string' && body.includes('='))
+    return readOsmandParams(Object.fromEntries(new URLSearchParams(body)));
+  return parseError('missing_device_id', 'Send the OsmAnd parameters (id, lat, lon, timestamp…).');
 }
 
 /** Query or form parameters (already merged, query first). */
-export function parseOsmandParams(params: Record<string, unknown>): OsmandParsed {
+export function readOsmandParams(params: Record<string, unknown>): AdapterResult {
   const p: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) p[k] = first(v);
   const key = String(p.id ?? p.deviceid ?? p.device_id ?? '').trim();
-  if (!key) throw badRequest('The device id (id) is missing.', 'missing_device_id');
-  checkKey(key);
+  if (!key) return parseError('missing_device_id', 'The device id (id) is missing.');
+  const bad = keyError(key);
+  if (bad) return bad;
   let lat = num(p.lat);
   let lon = num(p.lon);
   if ((lat === undefined || lon === undefined) && typeof p.location === 'string') {
@@ -50,11 +62,10 @@ export function parseOsmandParams(params: Record<string, unknown>): OsmandParsed
     lon = num(b);
   }
   if (lat === undefined || lon === undefined)
-    throw badRequest('lat and lon are required.', 'invalid_position');
+    return parseError('invalid_position', 'lat and lon are required.');
   const speedKnots = num(p.speed);
   const batt = num(p.batt);
-  return {
-    key,
+  return readBatch({
     fixes: [
       {
         device: { trackingKey: key },
@@ -68,7 +79,7 @@ export function parseOsmandParams(params: Record<string, unknown>): OsmandParsed
         batteryState: batteryStateFromPercent(batt),
       },
     ],
-  };
+  });
 }
 
 interface TraccarLocation {
@@ -79,14 +90,15 @@ interface TraccarLocation {
 
 /** Traccar Client 9+ (flutter_background_geolocation): {device_id, location:{timestamp, coords, battery}}; a
  * batch sync sends `location` as an array. */
-export function parseTraccarJson(body: Record<string, unknown>): OsmandParsed {
+export function readTraccarJson(body: Record<string, unknown>): AdapterResult {
   const key = String(body.device_id ?? body.id ?? body.deviceid ?? '').trim();
-  if (!key) throw badRequest('The device id (device_id) is missing.', 'missing_device_id');
-  checkKey(key);
+  if (!key) return parseError('missing_device_id', 'The device id (device_id) is missing.');
+  const bad = keyError(key);
+  if (bad) return bad;
   const raw = body.location;
   const list = (Array.isArray(raw) ? raw : [raw]) as (TraccarLocation | undefined)[];
   if (!list.length || list.some((l) => !l || typeof l !== 'object' || !l.coords))
-    throw badRequest('location.coords is required.', 'invalid_position');
+    return parseError('invalid_position', 'location.coords is required.');
   const fixes = list.map((l): FixInput => {
     const c = l!.coords!;
     const speed = num(c.speed);
@@ -104,5 +116,23 @@ export function parseTraccarJson(body: Record<string, unknown>): OsmandParsed {
       batteryState: batteryStateFromPercent(percent),
     };
   });
-  return { key, fixes };
+  return readBatch({ fixes });
 }
+
+/** The fixes of one OsmAnd request and the tracking key they were sent with. */
+export interface OsmandParsed {
+  key: string;
+  fixes: FixInput[];
+}
+
+function parsedOrThrow(result: AdapterResult): OsmandParsed {
+  const { fixes } = batchOrThrow(result);
+  const ref = fixes[0].device;
+  return { key: 'trackingKey' in ref ? ref.trackingKey : '', fixes };
+}
+
+/** readOsmandParams with its parse error thrown (an IngestParseError), for callers that want an exception. */
+export const parseOsmandParams = (params: Record<string, unknown>) => parsedOrThrow(readOsmandParams(params));
+
+/** readTraccarJson with its parse error thrown (an IngestParseError), for callers that want an exception. */
+export const parseTraccarJson = (body: Record<string, unknown>) => parsedOrThrow(readTraccarJson(body));

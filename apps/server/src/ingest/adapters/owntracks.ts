@@ -1,15 +1,20 @@
 import { batteryStateFromPercent, type FixInput } from '../types';
 import { num } from '../validate';
+import { readBatch, type AdapterResult } from './contract';
 
-/** OwnTracks HTTP mode: {_type:"location", lat, lon, tst (s), alt, vel (km/h), batt}. Other types carry no fix. */
-export function parseOwnTracks(body: unknown, trackingKey: string): FixInput | null {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+/**
+ * OwnTracks HTTP mode: {_type:"location", lat, lon, tst (s), alt, vel (km/h), batt}. Other message types
+ * (transitions, waypoints…) carry no position: an empty batch. The device is the tracking key the request
+ * authenticated with (HTTP Basic password).
+ */
+export function readOwnTracks(body: unknown, trackingKey: string): AdapterResult {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return readBatch({ received: 1 });
   const b = body as Record<string, unknown>;
-  if (b._type !== 'location') return null;
+  if (b._type !== 'location') return readBatch({ received: 1 });
   const vel = num(b.vel);
   const batt = num(b.batt);
   const tst = num(b.tst);
-  return {
+  const fix: FixInput = {
     device: { trackingKey },
     source: 'owntracks',
     fixTime: tst === undefined ? new Date(NaN) : new Date(tst * 1000),
@@ -20,6 +25,13 @@ export function parseOwnTracks(body: unknown, trackingKey: string): FixInput | n
     batteryPercent: batt ?? null,
     batteryState: batteryStateFromPercent(batt),
   };
+  return readBatch({ fixes: [fix] });
+}
+
+/** The position of one OwnTracks message, null for a message type that carries none. */
+export function parseOwnTracks(body: unknown, trackingKey: string): FixInput | null {
+  const read = readOwnTracks(body, trackingKey);
+  return read.ok ? (read.batch.fixes[0] ?? null) : null;
 }
 
 /** Credentials from an HTTP Basic header; the user name is free, the password is the device's TrackingKey. */

@@ -1,5 +1,6 @@
 import type { AlertInput, FixInput } from '../types';
 import { cleanText, deviceIdProblem, isLatLon, MAX_BATTERY_STATE_LENGTH, num } from '../validate';
+import { parseError, readBatch, type AdapterResult } from './contract';
 
 /** SPOT shared-page feed (message.json). A lone message comes as an object; E-0195 means "no messages". */
 
@@ -39,39 +40,49 @@ export function parseSpotFeed(body: unknown): SpotParsed {
   for (const m of messages) {
     if (!m || typeof m !== 'object') continue;
     const esn = String(m.messengerId ?? '').trim();
+    // An ESN no device can have (NUL byte, absurd length): skipped, as no device could be named.
+    if (!esn || deviceIdProblem(esn)) continue;
     const t = num(m.unixTime);
     const lat = num(m.latitude);
     const lon = num(m.longitude);
-    if (!esn || t === undefined || lat === undefined || lon === undefined) continue;
-    // An ESN no device can have (NUL byte, absurd length) or a time JavaScript cannot represent: skipped.
-    if (deviceIdProblem(esn)) continue;
-    const at = new Date(t * 1000);
-    if (!Number.isFinite(at.getTime())) continue;
+    const at = new Date(t === undefined ? NaN : t * 1000);
+    const timed = Number.isFinite(at.getTime());
     const device = { source: 'spot' as const, hardwareIds: [esn] };
-    const batteryState = cleanText(m.batteryState, MAX_BATTERY_STATE_LENGTH)?.toUpperCase() ?? null;
-    fixes.push({
-      device,
-      source: 'spot',
-      fixTime: at,
-      lat,
-      lon,
-      altitude: num(m.altitude) ?? null,
-      speed: null,
-      batteryPercent: null,
-      batteryState,
-    });
+    if (timed && lat !== undefined && lon !== undefined) {
+      const batteryState = cleanText(m.batteryState, MAX_BATTERY_STATE_LENGTH)?.toUpperCase() ?? null;
+      fixes.push({
+        device,
+        source: 'spot',
+        fixTime: at,
+        lat,
+        lon,
+        altitude: num(m.altitude) ?? null,
+        speed: null,
+        batteryPercent: null,
+        batteryState,
+      });
+    }
     const kind = ALERT_TYPES[String(m.messageType ?? '')];
     if (kind) {
+      // Kept without a usable time (recorded at its receive time) or position: an SOS is never dropped for them.
       const where = isLatLon(lat, lon);
       alerts.push({
         device,
         kind,
         at,
+        ...(timed ? {} : { sourceTime: m.unixTime }),
         message: cleanText(m.messageContent),
         lat: where ? lat : null,
-        lon: where ? lon : null,
+        lon: where ? (lon ?? null) : null,
       });
     }
   }
   return { ok: true, fixes, alerts, count: messages.length };
+}
+
+/** The SPOT adapter: one page of a feed as a batch (`received`: the messages on the page), or the feed's error. */
+export function readSpotPage(body: unknown): AdapterResult {
+  const page = parseSpotFeed(body);
+  if (!page.ok) return parseError('source_error', page.error);
+  return readBatch({ fixes: page.fixes, alerts: page.alerts, received: page.count });
 }
