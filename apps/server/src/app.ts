@@ -5,6 +5,7 @@ import { openDatabase, type Database } from './db/client';
 import demoPlugin from './demo/plugin';
 import eventsPlugin from './events/plugin';
 import ingestPlugin from './ingest/plugin';
+import jobsPlugin from './jobs/plugin';
 import { raceEventsOnBus } from './lib/race-events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import livePlugin from './live/plugin';
@@ -68,6 +69,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // The services announce race changes to live viewers on the event bus.
   await app.register(apiRoutes, { raceEvents: raceEventsOnBus(app.events, app.log) });
   await app.register(ingestPlugin);
+  // Background jobs (the SPOT feed poller): each in one process of the cluster, started once the app is ready.
+  await app.register(jobsPlugin);
   await app.register(demoPlugin);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---

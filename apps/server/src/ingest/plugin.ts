@@ -5,8 +5,7 @@ import { MeshtasticSubscriber } from './meshtastic-mqtt';
 import { IngestPipeline } from './pipeline';
 import { IngestRateLimiter } from './rate-limit';
 import { IngestService } from './service';
-import spotFeedRoutes from './spot-feed-routes';
-import { SpotPoller } from './spot-poller';
+import adminRoutes from './admin-routes';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,8 +15,9 @@ declare module 'fastify' {
 }
 
 /**
- * Device ingestion: HTTP adapters under /api/ingest, the SPOT poller, the Meshtastic MQTT subscriber, and
- * re-attribution of stored fixes when a race's device assignments change.
+ * Device ingestion: the device protocols under /api/ingest, the SPOT feed registry, the Meshtastic MQTT subscriber
+ * and re-attribution of stored fixes when a race's device assignments change. SPOT feeds are polled by a job
+ * (jobs/spot-poll-job.ts) that hands each page to this module's service.
  */
 export default fp(
   async (app) => {
@@ -32,23 +32,13 @@ export default fp(
     const service = new IngestService({ pipeline, limiter: new IngestRateLimiter(), log: app.log });
     app.decorate('ingest', service);
 
-    const poller = new SpotPoller({
-      db: app.db,
-      service,
-      log: app.log,
-      apiUrl: config.SPOT_API_URL,
-      pollSeconds: config.SPOT_POLL_SECONDS,
-    });
-
-    // Routes in their own scope: the form-body and catch-all parsers apply to ingestion only.
     await app.register(deviceRoutes, { service });
-    await app.register(async (scope) => spotFeedRoutes(scope, { poller }));
+    await app.register(adminRoutes);
 
     // A late first assignment (or a correction) must not lose or misplace fixes already stored.
     const pending = new Map<number, NodeJS.Timeout>();
     const unsubscribe = app.events.subscribe((e) => {
       if (e.type !== 'race-updated') return;
-      poller.racesChanged();
       clearTimeout(pending.get(e.raceId));
       const t = setTimeout(() => {
         pending.delete(e.raceId);
@@ -61,7 +51,6 @@ export default fp(
 
     let mqtt: MeshtasticSubscriber | null = null;
     app.addHook('onReady', async () => {
-      poller.start();
       if (config.MQTT_URL) {
         mqtt = new MeshtasticSubscriber({
           url: config.MQTT_URL,
@@ -76,7 +65,6 @@ export default fp(
     app.addHook('onClose', async () => {
       unsubscribe();
       for (const t of pending.values()) clearTimeout(t);
-      await poller.stop();
       await mqtt?.stop();
       await pipeline.close();
     });

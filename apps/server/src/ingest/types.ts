@@ -1,6 +1,7 @@
-/** The sources a device can report through (Device.Source). */
-export const DEVICE_SOURCES = ['osmand', 'spot', 'inreach', 'lorawan', 'owntracks', 'meshtastic'] as const;
-export type DeviceSource = (typeof DEVICE_SOURCES)[number];
+import type { DeviceSource } from '@racebeacon/domain';
+
+/** The sources a device can report through (Device.Source): the API's list, from the domain package. */
+export { DEVICE_SOURCES, type DeviceSource } from '@racebeacon/domain';
 
 /**
  * How an incoming fix names its device: the server-issued tracking key (phone apps), or the id its source

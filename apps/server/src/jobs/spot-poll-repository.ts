@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { feedRow, type SpotFeedRow } from './spot-feed-repository';
-import { rows } from './sql';
+import { rows } from '../ingest/sql';
+import { feedRow, type SpotFeedRow } from '../ingest/spot-feed-repository';
 
 /** When SPOT feeds are polled: the races that need them, and a claim per feed that spaces polls cluster-wide. */
 

@@ -1,18 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
-import { readSpotPage } from './adapters/spot';
-import type { IngestService } from './service';
-import { listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';
-import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-schedule-repository';
+import { isDatabaseUnavailable } from '../db/errors';
+import type { LiveEvent } from '../events/bus';
+import { readSpotPage } from '../ingest/adapters/spot';
+import type { IngestService } from '../ingest/service';
+import { listSpotFeeds, type SpotFeedRow } from '../ingest/spot-feed-repository';
+import type { Job } from './runner';
+import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-poll-repository';
 
-export interface SpotPollerOptions {
+export const SPOT_POLL_JOB = 'spot-poll';
+
+export interface SpotPollJobOptions {
   db: Db;
-  service: IngestService;
+  ingest: IngestService;
   log: FastifyBaseLogger;
   apiUrl: string;
   pollSeconds: number;
   /** How often the schedule is checked; a race going live is noticed within this (and at once via the bus). */
-  tickMs?: number;
+  everyMs?: number;
 }
 
 const PAGE_SIZE = 50;
@@ -29,75 +34,40 @@ interface FeedState {
  * Polls the registered SPOT feeds, but only while a race using SPOT devices is live or starts within the hour:
  * SPOT asks for at most one request per feed per 2.5 minutes. A feed is polled within seconds of being added or of
  * such a race going live, then every SPOT_POLL_SECONDS; failures back off exponentially (up to 30 minutes).
+ * One process runs the job (the runner's lock); each poll also claims its feed in the database, so that even a
+ * hand-over between processes never polls a feed more often than SPOT allows.
  */
-export class SpotPoller {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+export class SpotPollJob implements Job {
+  readonly name = SPOT_POLL_JOB;
+  readonly everyMs: number;
   private activeRaces = new Set<number>();
   private readonly state = new Map<number, FeedState>();
   private forceAll = false;
-  private readonly forced = new Set<number>();
-  private rerun = false;
 
-  constructor(private readonly opts: SpotPollerOptions) {}
-
-  start() {
-    const tick = this.opts.tickMs ?? 5000;
-    this.timer = setInterval(() => this.kick(), tick);
-    this.timer.unref();
-    this.kick();
+  constructor(private readonly opts: SpotPollJobOptions) {
+    this.everyMs = opts.everyMs ?? 5000;
   }
 
-  /** A feed was just added: poll it now (if a race needs it). */
-  feedAdded(id: number) {
-    this.forced.add(id);
-    this.kick();
+  /** A race changed (started, devices assigned): check at once whether feeds must be polled. */
+  wakeOn(event: LiveEvent): boolean {
+    return event.type === 'race-updated';
   }
 
-  /** Something about a race changed (started, devices assigned): re-check now. */
-  racesChanged() {
-    this.kick();
-  }
-
-  async stop() {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
-  }
-
-  private kick() {
-    if (this.stopped) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
-    this.running = this.tick()
-      .catch((err: unknown) => this.opts.log.warn({ err }, 'SPOT poller tick failed'))
-      .finally(() => {
-        this.running = null;
-        if (this.rerun && !this.stopped) {
-          this.rerun = false;
-          this.kick();
-        }
-      });
-  }
-
-  private async tick() {
+  /** Polls every feed that is due, if a race needs SPOT now. */
+  async runOnce(signal?: AbortSignal): Promise<void> {
     const { db, pollSeconds } = this.opts;
     const active = await activeSpotRaceIds(db);
     const newlyActive = active.some((id) => !this.activeRaces.has(id));
     this.activeRaces = new Set(active);
     if (newlyActive) this.forceAll = true;
     if (!active.length) return;
-    const forceAll = this.forceAll;
+    const forced = this.forceAll;
     this.forceAll = false;
     const feeds = await listSpotFeeds(db);
     for (const feed of feeds) {
-      if (this.stopped) return;
+      if (signal?.aborted) return;
       const st = this.state.get(feed.id) ?? { nextAt: 0, failures: 0 };
       this.state.set(feed.id, st);
-      const forced = forceAll || this.forced.delete(feed.id);
       if (!forced && Date.now() < st.nextAt) continue;
       // Another process may have polled it just now; the claim keeps the whole cluster within SPOT's limit.
       const gap = forced ? Math.min(5, pollSeconds) : Math.max(1, pollSeconds - 5);
@@ -112,6 +82,8 @@ export class SpotPoller {
         st.nextAt = Date.now() + pollSeconds * 1000;
         if (feed.lastError) await setSpotFeedError(db, feed.id, null);
       } catch (err) {
+        // Our database is down: not the feed's fault; the runner reports the outage and the next turn retries.
+        if (isDatabaseUnavailable(err)) throw err;
         st.failures++;
         const wait = Math.min(pollSeconds * 2 ** st.failures, Math.max(MAX_BACKOFF_S, pollSeconds));
         st.nextAt = Date.now() + wait * 1000;
@@ -141,7 +113,7 @@ export class SpotPoller {
   }
 
   private async poll(feed: SpotFeedRow, st: FeedState) {
-    const { service, log } = this.opts;
+    const { ingest, log } = this.opts;
     // Page back (50 messages a page, newest first) until reaching messages already seen.
     const maxPages = st.newest === undefined ? 3 : 10;
     let newest = st.newest ?? 0;
@@ -151,8 +123,8 @@ export class SpotPoller {
       const { batch } = read;
       // A message with a bad value is skipped (and logged); the others are stored. Only a database failing every
       // write fails the poll (retried with back-off; re-stored messages are ignored).
-      const result = await service.acceptEach('spot', batch);
-      const skipped = service.skipped(batch, result);
+      const result = await ingest.acceptEach('spot', batch);
+      const skipped = ingest.skipped(batch, result);
       if (skipped) log.warn({ feedId: feed.feedId, ...skipped }, 'SPOT messages skipped');
       // Paging stops at messages already seen: only times that reached the store count.
       const times = batch.fixes

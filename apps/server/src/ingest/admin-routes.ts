@@ -5,7 +5,7 @@ import { requireAdmin } from '../plugins/auth';
 import { conflict, notFound } from '../lib/errors';
 import { idParams } from '../lib/http-schemas';
 import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';
-import type { SpotPoller } from './spot-poller';
+import { SPOT_POLL_JOB } from '../jobs/spot-poll-job';
 
 const security = [{ bearerAuth: [] }];
 
@@ -28,8 +28,8 @@ const toDto = (f: SpotFeedRow): z.infer<typeof feedOut> => ({
   CreatedAt: f.createdAt,
 });
 
-/** Admin registration of SPOT shared-page feeds (the poller reads them). */
-export default async function spotFeedRoutes(app: FastifyInstance, deps: { poller: SpotPoller }) {
+/** Admin registration of SPOT shared-page feeds (the SPOT poll job reads them). */
+export default async function adminRoutes(app: FastifyInstance) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(
@@ -76,7 +76,8 @@ export default async function spotFeedRoutes(app: FastifyInstance, deps: { polle
       const { FeedId, FeedPassword } = request.body;
       const row = await insertSpotFeed(app.db, FeedId, FeedPassword ? FeedPassword : null);
       if (!row) throw conflict('This SPOT feed is already registered.');
-      deps.poller.feedAdded(row.id);
+      // Polled at once by this process if it runs the job; otherwise at the running process's next turn.
+      app.jobs.wake(SPOT_POLL_JOB);
       return reply.code(201).send(toDto(row));
     },
   );

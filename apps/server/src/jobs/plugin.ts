@@ -1,0 +1,45 @@
+import fp from 'fastify-plugin';
+import { jobLockFor } from './lock';
+import { JobRunner } from './runner';
+import { SpotPollJob } from './spot-poll-job';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Background jobs: each runs in one process of the cluster (see jobs/runner.ts). */
+    jobs: JobRunner;
+  }
+}
+
+/**
+ * Every background job of the app, registered here: started once the app is ready, woken by the events they ask
+ * for, stopped (their runs finished, their locks given back) when it closes.
+ */
+export default fp(
+  async (app) => {
+    const { config } = app;
+    const runner = new JobRunner({
+      lock: jobLockFor(app.database, app.log),
+      log: app.log,
+      onDatabaseUnavailable: (err) => app.databaseOutage.failed(err),
+    });
+    app.decorate('jobs', runner);
+
+    runner.add(
+      new SpotPollJob({
+        db: app.db,
+        ingest: app.ingest,
+        log: app.log,
+        apiUrl: config.SPOT_API_URL,
+        pollSeconds: config.SPOT_POLL_SECONDS,
+      }),
+    );
+
+    const unsubscribe = app.events.subscribe((e) => runner.notify(e));
+    app.addHook('onReady', async () => runner.start());
+    app.addHook('onClose', async () => {
+      unsubscribe();
+      await runner.stop();
+    });
+  },
+  { name: 'jobs', dependencies: ['events', 'ingest'] },
+);
