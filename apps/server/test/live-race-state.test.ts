@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { prepareCourse } from '@racebeacon/domain';
 import { RaceLive } from '../src/live/race-live';
-import { LiveService } from '../src/live/live-service';
+import { LiveService } from '../src/live/service';
 import { createTestApp } from './support/app';
 import { postFixes, seedLiveRace } from './support/live-seed';
-import type { LiveRaceRow, LiveRunnerRow } from '../src/live/live-repository';
+import type { LiveRaceRow, LiveRunnerRow } from '../src/live/repository';
 import { pointAlong, straightCourse } from './support/live-seed';
 
 /** The per-race in-memory state on its own (no database): late and duplicate fixes, battery, time-driven changes. */

@@ -1,12 +1,12 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { LiveService } from './live-service';
-import liveRoutes from './live-routes';
+import openRoutes from './open-routes';
+import { LiveService } from './service';
 import { openFileLimit } from './sse-hub';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The live race: in-memory state per race, leaderboard, positions and SSE viewers (see live/live-service.ts). */
+    /** The live race: in-memory state per race, leaderboard, positions and SSE viewers (see live/service.ts). */
     live: LiveService;
   }
 }
@@ -34,7 +34,7 @@ export default fp(
     // Open SSE streams would keep the HTTP server from closing: end them first (graceful shutdown).
     app.addHook('preClose', async () => live.close());
     app.addHook('onClose', async () => live.close());
-    await app.register(liveRoutes);
+    await app.register(openRoutes);
   },
   { name: 'live', dependencies: ['events'] },
 );

@@ -14,7 +14,7 @@ import {
   type RunnerState,
   type TrailPoint,
 } from '@racebeacon/domain';
-import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './live-repository';
+import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './repository';
 
 /**
  * One race's live state in memory: the prepared course, each runner's fixes in time order and matched state.
@@ -26,11 +26,16 @@ export interface LiveFix extends Fix {
   batteryState: string | null;
 }
 
+/** A battery level, from a fix or reported on its own. */
+export type BatteryReading = Pick<LiveFix, 'batteryPercent' | 'batteryState'>;
+
 interface RunnerLive {
   info: LiveRunnerRow;
   fixes: LiveFix[];
   state: RunnerState | null;
+  /** The leaderboard's battery label, and the time of the reading it shows (-Infinity: the device row's). */
   batteryState: string | null;
+  batteryAt: number;
 }
 
 export interface RaceLiveInput {
@@ -92,7 +97,13 @@ export class RaceLive {
     };
     this.opts = { offCourseMeters: input.offCourseM };
     for (const info of input.runners) {
-      this.runners.set(info.id, { info, fixes: [], state: null, batteryState: batteryLabel(info) });
+      this.runners.set(info.id, {
+        info,
+        fixes: [],
+        state: null,
+        batteryState: batteryLabel(info),
+        batteryAt: -Infinity,
+      });
     }
     for (const f of input.fixes) {
       const r = this.runners.get(f.runnerId);
@@ -109,8 +120,9 @@ export class RaceLive {
       // The battery follows the newest fix that reported one (the device row may lag behind a reload).
       for (let i = r.fixes.length - 1; i >= 0; i--) {
         const f = r.fixes[i];
-        if (f.batteryState || f.batteryPercent !== null) {
+        if (hasBattery(f)) {
           r.batteryState = batteryLabel(f);
+          r.batteryAt = f.t;
           break;
         }
       }
@@ -137,13 +149,31 @@ export class RaceLive {
     if (i > 0 && r.fixes[i - 1].t === fix.t) return false;
     const isNewest = i === r.fixes.length;
     r.fixes.splice(i, 0, fix);
-    // The device's battery follows its newest fix, not the last arrival.
-    if (isNewest && (fix.batteryState || fix.batteryPercent !== null)) r.batteryState = batteryLabel(fix);
+    // The device's battery follows its newest reading, not the last arrival.
+    if (isNewest && hasBattery(fix) && fix.t >= r.batteryAt) {
+      r.batteryState = batteryLabel(fix);
+      r.batteryAt = fix.t;
+    }
     if (this.course) {
       r.state = r.state
         ? addFix(this.course, r.state, r.fixes, fix, this.clock, nowMs, this.opts)
         : computeRunnerState(this.course, r.fixes, this.clock, nowMs, this.opts);
     }
+    this.version++;
+    return true;
+  }
+
+  /**
+   * A battery level reported without a position (at `atMs`, when it was received): shown unless a newer reading
+   * is. Returns whether the runner's battery label changed.
+   */
+  setBattery(runnerId: number, reading: BatteryReading, atMs: number): boolean {
+    const r = this.runners.get(runnerId);
+    if (!r || !hasBattery(reading) || atMs < r.batteryAt) return false;
+    r.batteryAt = atMs;
+    const label = batteryLabel(reading);
+    if (label === r.batteryState) return false;
+    r.batteryState = label;
     this.version++;
     return true;
   }
@@ -249,7 +279,9 @@ export class RaceLive {
   }
 }
 
-function batteryLabel(b: { batteryState: string | null; batteryPercent: number | null }): string | null {
+const hasBattery = (b: BatteryReading) => !!b.batteryState || b.batteryPercent !== null;
+
+function batteryLabel(b: BatteryReading): string | null {
   if (b.batteryPercent !== null && b.batteryPercent !== undefined) return `${Math.round(b.batteryPercent)}%`;
   return b.batteryState ?? null;
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AGE_GROUPS, parseAgeGroup } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
-import { StreamLimitError } from './live-service';
+import { StreamLimitError } from './stream-admission';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
@@ -23,7 +23,7 @@ const positionsQuery = z.object({
 });
 
 /** Public live routes: thin, the rules are in LiveService. */
-export default async function liveRoutes(fastify: FastifyInstance) {
+export default async function openRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get(

@@ -1,0 +1,240 @@
+import type { ServerResponse } from 'node:http';
+import {
+  filterLeaderboard,
+  type LeaderboardFilter,
+  type LeaderboardRow,
+  type RunnerPositions,
+} from '@racebeacon/domain';
+import type { Db } from '../db/client';
+import type { EventBus, LiveEvent } from '../events/bus';
+import { RaceCache, type RaceEntry } from './race-cache';
+import type { LiveFix } from './race-live';
+import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
+import { SseHub, streamClientKey } from './sse-hub';
+import { StreamAdmission } from './stream-admission';
+
+/**
+ * The live race service. Per race, an in-memory RaceLive (race-cache.ts) built from the database on first use and
+ * kept up to date from the event bus: every server process receives every event, so each keeps its own copy.
+ * Viewers get one SSE stream per race; changes are coalesced per race into at most one message per `batchMs`,
+ * serialised once for all viewers (sse-messages.ts).
+ */
+
+export interface LiveServiceOptions {
+  db: Db;
+  bus: EventBus;
+  offCourseM: number;
+  log?: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
+  batchMs?: number;
+  /** How often races with viewers are re-evaluated for time-driven changes (runners going stale). */
+  tickMs?: number;
+  idleEvictMs?: number;
+  heartbeatMs?: number;
+  now?: () => number;
+  /** Most SSE streams open at once in this process (LIVE_MAX_STREAMS; default unlimited). */
+  maxStreams?: number;
+  /** Most SSE streams open at once per client address (LIVE_MAX_STREAMS_PER_CLIENT; 0 or default: no cap). */
+  maxStreamsPerClient?: number;
+}
+
+/** Trail length of the positions endpoint. */
+export const POSITIONS_TRAIL = 100;
+
+export class LiveService {
+  readonly hub: SseHub;
+  private readonly cache: RaceCache;
+  private readonly admission: StreamAdmission;
+  private readonly unsubscribe: () => void;
+  private readonly unsubscribeReconnect: () => void;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly ticker: NodeJS.Timeout;
+  private readonly now: () => number;
+  private readonly batchMs: number;
+  private closed = false;
+
+  constructor(private readonly opts: LiveServiceOptions) {
+    this.now = opts.now ?? Date.now;
+    this.batchMs = opts.batchMs ?? 250;
+    const idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
+    this.hub = new SseHub({
+      heartbeatMs: opts.heartbeatMs,
+      maxStreams: opts.maxStreams,
+      maxStreamsPerClient: opts.maxStreamsPerClient,
+    });
+    this.admission = new StreamAdmission(this.hub, { ...opts, now: this.now });
+    this.cache = new RaceCache({
+      db: opts.db,
+      offCourseM: opts.offCourseM,
+      now: this.now,
+      log: opts.log,
+      apply: (e) => this.onEvent(e),
+      rebuilt: (entry) => this.hub.broadcast(entry.live.race.id, snapshotMessage(entry, this.now())),
+      gone: (raceId) => {
+        this.hub.broadcast(raceId, goneMessage(raceId));
+        this.hub.closeRace(raceId);
+      },
+    });
+    this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
+    this.unsubscribeReconnect = opts.bus.onReconnect(() => this.catchUp());
+    this.sweeper = setInterval(
+      () => this.cache.evictIdle((raceId) => this.hub.viewerCount(raceId) > 0, idleEvictMs),
+      Math.min(60_000, idleEvictMs),
+    );
+    this.sweeper.unref();
+    this.ticker = setInterval(() => this.tick(), opts.tickMs ?? 15_000);
+    this.ticker.unref();
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** Unfiltered leaderboard as JSON bytes, cached per race version (and 5 s bucket, as statuses move with time). */
+  async leaderboardJson(raceId: number): Promise<Buffer> {
+    const entry = await this.cache.require(raceId);
+    const now = this.now();
+    const bucket = Math.floor(now / 5000);
+    const c = entry.leaderboardJson;
+    if (c && c.version === entry.live.version && c.bucket === bucket) return c.body;
+    const body = Buffer.from(JSON.stringify(entry.live.leaderboard(now)));
+    entry.leaderboardJson = { version: entry.live.version, bucket, body };
+    return body;
+  }
+
+  async leaderboard(raceId: number, filter: LeaderboardFilter): Promise<LeaderboardRow[]> {
+    const entry = await this.cache.require(raceId);
+    return filterLeaderboard(entry.live.leaderboard(this.now()), filter);
+  }
+
+  async positions(raceId: number, sinceMs?: number): Promise<RunnerPositions[]> {
+    const entry = await this.cache.require(raceId);
+    return entry.live.trails(POSITIONS_TRAIL, sinceMs);
+  }
+
+  /** The prepared course of an approved race (null when it has none). */
+  async course(raceId: number) {
+    const entry = await this.cache.require(raceId);
+    return entry.live.course;
+  }
+
+  /**
+   * Prepares an SSE stream for a viewer at address `clientIp` and returns the function that takes over the response.
+   * Before any byte is written: a StreamLimitError past the per-client or total stream cap (checked first, so a
+   * refused viewer costs no database read), 404 for a race that is not public. With a Last-Event-ID of the current
+   * build whose follow-ups are still in the ring, only the missed messages are sent; otherwise a snapshot.
+   */
+  async prepareStream(
+    raceId: number,
+    clientIp: string,
+    lastEventId?: string,
+  ): Promise<(res: ServerResponse) => void> {
+    const slot = this.admission.admit(clientIp);
+    let entry: RaceEntry;
+    try {
+      entry = await this.cache.require(raceId);
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
+    return (res) => {
+      const initial = resumeMessages(entry, lastEventId) ?? [snapshotMessage(entry, this.now())];
+      this.hub.open(
+        raceId,
+        res,
+        initial,
+        () => {
+          const current = this.cache.loaded(raceId);
+          if (current) current.lastUsed = this.now();
+        },
+        slot,
+      );
+    };
+  }
+
+  /** Live streams open (or being prepared) in this process, of one client address or in total. */
+  streamCount(clientIp?: string): number {
+    return this.hub.streamCount(clientIp === undefined ? undefined : streamClientKey(clientIp));
+  }
+
+  viewerCount(raceId?: number): number {
+    return this.hub.viewerCount(raceId);
+  }
+
+  /** Races whose live state is in memory now. */
+  loadedRaceIds(): number[] {
+    return this.cache.raceIds();
+  }
+
+  /** Ends all streams and stops listening; call before the HTTP server closes. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    this.unsubscribeReconnect();
+    clearInterval(this.sweeper);
+    clearInterval(this.ticker);
+    this.cache.close();
+    this.hub.close();
+  }
+
+  /**
+   * The bus was disconnected, so events sent meanwhile by other processes were lost: rebuild every race in memory
+   * from the database (its viewers get a fresh snapshot). A race being (re)loaded now is rebuilt once more after
+   * that load, whose read may predate the reconnect.
+   */
+  catchUp(): void {
+    if (this.closed) return;
+    for (const raceId of this.cache.raceIds(true)) this.onEvent({ type: 'race-updated', raceId });
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private onEvent(e: LiveEvent): void {
+    if (this.closed || e.raceId === null) return;
+    if (this.cache.queueIfLoading(e.raceId, e)) return;
+    const entry = this.cache.loaded(e.raceId);
+    if (!entry) return; // not in memory: the next reader loads it from the database, the event's data included
+    if (e.type === 'race-updated') return this.cache.scheduleReload(e.raceId);
+    if ((e.type !== 'position' && e.type !== 'battery') || e.runnerId === null) return;
+    if (!entry.live.hasRunner(e.runnerId)) {
+      // A runner we do not know yet (added after the load): rebuild from the database.
+      this.cache.scheduleReload(e.raceId);
+      return;
+    }
+    const reading = { batteryPercent: e.batteryPercent, batteryState: e.batteryState };
+    if (e.type === 'battery') {
+      if (entry.live.setBattery(e.runnerId, reading, Date.parse(e.at))) this.scheduleFlush(entry);
+      return;
+    }
+    const fix: LiveFix = { t: Date.parse(e.fixTime), lat: e.lat, lon: e.lon, ...reading };
+    if (!entry.live.addFix(e.runnerId, fix, this.now())) return;
+    let list = entry.pendingFixes.get(e.runnerId);
+    if (!list) entry.pendingFixes.set(e.runnerId, (list = []));
+    list.push(fix);
+    this.scheduleFlush(entry);
+  }
+
+  /** Time alone changes statuses (a runner who stops pinging goes stale): push those changes to viewers. */
+  private tick() {
+    for (const [raceId, entry] of this.cache.entries()) {
+      if (this.hub.viewerCount(raceId) > 0) this.scheduleFlush(entry);
+    }
+  }
+
+  // ---------------------------------------------------------------- SSE updates
+
+  private scheduleFlush(entry: RaceEntry) {
+    if (entry.flushTimer) return;
+    // Leading edge when idle (lowest delay), then at most one message per batchMs per race.
+    const wait = Math.max(0, entry.lastFlush + this.batchMs - this.now());
+    entry.flushTimer = setTimeout(() => this.flush(entry), wait);
+  }
+
+  private flush(entry: RaceEntry) {
+    entry.flushTimer = null;
+    const raceId = entry.live.race.id;
+    if (this.closed || this.cache.loaded(raceId) !== entry) return;
+    const now = this.now();
+    entry.lastFlush = now;
+    const message = updateMessage(entry, now);
+    if (message) this.hub.broadcast(raceId, message);
+  }
+}
