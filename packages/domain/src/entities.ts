@@ -7,7 +7,8 @@ import { DEVICE_SOURCES, GENDERS } from './constants';
  * in a non-admin response) and publishes them in its OpenAPI document; the web app reads the same types.
  *
  * Field names are PascalCase, as API clients know them. Times are ISO 8601 strings with an offset; ids are positive
- * integers.
+ * integers. A schema with an `id` (`.meta({ id })`) is a named component of the OpenAPI document, referenced where
+ * it is used.
  */
 
 export { DEVICE_SOURCES, GENDERS } from './constants';
@@ -20,42 +21,48 @@ export type Gender = z.infer<typeof genderSchema>;
 export const deviceSourceSchema = z.enum(DEVICE_SOURCES);
 export type DeviceSource = z.infer<typeof deviceSourceSchema>;
 
-export const raceSchema = z.object({
-  RaceId: z.number().int(),
-  Name: z.string(),
-  Description: z.string(),
-  Location: z.string(),
-  /** ISO 8601 with offset, or null when not set. */
-  StartTime: isoTime.nullable(),
-  HasStarted: z.boolean(),
-  HasFinished: z.boolean(),
-  Approved: z.boolean(),
-  DirectorId: z.string(),
-  /** Race clock: when timing began (StartTime if already past at Start, else the moment Start was pressed). */
-  ClockStartedAt: isoTime.nullable().optional(),
-  /** When the race was ended. */
-  ClockStoppedAt: isoTime.nullable().optional(),
-});
+export const raceSchema = z
+  .object({
+    RaceId: z.number().int(),
+    Name: z.string(),
+    Description: z.string(),
+    Location: z.string(),
+    /** ISO 8601 with offset, or null when not set. */
+    StartTime: isoTime.nullable(),
+    HasStarted: z.boolean(),
+    HasFinished: z.boolean(),
+    Approved: z.boolean(),
+    DirectorId: z.string(),
+    /** Race clock: when timing began (StartTime if already past at Start, else the moment Start was pressed). */
+    ClockStartedAt: isoTime.nullable().optional(),
+    /** When the race was ended. */
+    ClockStoppedAt: isoTime.nullable().optional(),
+  })
+  .meta({ id: 'Race' });
 export type Race = z.infer<typeof raceSchema>;
 
 /** Runner as seen by the public: no device internals. */
-export const publicRunnerSchema = z.object({
-  RunnerId: z.number().int(),
-  RaceId: z.number().int(),
-  FirstName: z.string(),
-  LastName: z.string(),
-  BibNumber: z.string().nullable(),
-  Gender: genderSchema,
-  Age: z.number().int().nullable(),
-});
+export const publicRunnerSchema = z
+  .object({
+    RunnerId: z.number().int(),
+    RaceId: z.number().int(),
+    FirstName: z.string(),
+    LastName: z.string(),
+    BibNumber: z.string().nullable(),
+    Gender: genderSchema,
+    Age: z.number().int().nullable(),
+  })
+  .meta({ id: 'PublicRunner' });
 export type PublicRunner = z.infer<typeof publicRunnerSchema>;
 
 /** Runner as seen by its race's director: adds the held device. */
-export const runnerSchema = publicRunnerSchema.extend({
-  DeviceId: z.number().int().nullable(),
-  /** Name of the held device, so the director sees which tracker a runner carries. */
-  DeviceName: z.string().nullable().describe('Name of the device the runner holds'),
-});
+export const runnerSchema = publicRunnerSchema
+  .extend({
+    DeviceId: z.number().int().nullable(),
+    /** Name of the held device, so the director sees which tracker a runner carries. */
+    DeviceName: z.string().nullable().describe('Name of the device the runner holds'),
+  })
+  .meta({ id: 'Runner' });
 export type Runner = z.infer<typeof runnerSchema>;
 
 export const waypointSchema = z.object({
@@ -67,53 +74,63 @@ export const waypointSchema = z.object({
 });
 export type Waypoint = z.infer<typeof waypointSchema>;
 
-export const courseSchema = z.object({
-  CourseId: z.number().int(),
-  RaceId: z.number().int(),
-  /** A working link that shows this course on a map. */
-  MapUrl: z.string().describe('Page showing the course on a map (inline SVG)'),
-  Name: z.string().nullable(),
-  LengthM: z.number(),
-  ClimbM: z.number(),
-  DescentM: z.number(),
-  PointCount: z.number().int(),
-  HasElevation: z.boolean(),
-  Waypoints: z.array(waypointSchema),
-  GeoJsonUrl: z.string(),
-  GpxUrl: z.string(),
-});
+export const courseSchema = z
+  .object({
+    CourseId: z.number().int(),
+    RaceId: z.number().int(),
+    /** A working link that shows this course on a map. */
+    MapUrl: z.string().describe('Page showing the course on a map (inline SVG)'),
+    Name: z.string().nullable(),
+    LengthM: z.number(),
+    ClimbM: z.number(),
+    DescentM: z.number(),
+    PointCount: z.number().int(),
+    HasElevation: z.boolean(),
+    Waypoints: z.array(waypointSchema),
+    GeoJsonUrl: z.string(),
+    GpxUrl: z.string(),
+  })
+  .meta({ id: 'Course' });
 export type Course = z.infer<typeof courseSchema>;
 
 /** A race request as an admin reviews it: the race, how many runners it has, and its course. */
-export const raceRequestSchema = raceSchema.extend({
-  RunnerCount: z.number().int(),
-  Course: courseSchema.nullable(),
-});
+export const raceRequestSchema = raceSchema
+  .extend({
+    RunnerCount: z.number().int(),
+    Course: courseSchema.nullable(),
+  })
+  .meta({ id: 'RaceRequest' });
 export type RaceRequest = z.infer<typeof raceRequestSchema>;
 
-export const deviceSchema = z.object({
-  DeviceId: z.number().int(),
-  Name: z.string(),
-  /** e.g. "87%", "GOOD", "LOW"; null when never reported. */
-  BatteryState: z.string().nullable(),
-  LastPingTime: isoTime.nullable(),
-  RaceId: z.number().int().nullable(),
-  AssignedRunnerId: z.number().int().nullable(),
-  Source: deviceSourceSchema,
-  HardwareId: z.string().nullable(),
-});
+export const deviceSchema = z
+  .object({
+    DeviceId: z.number().int(),
+    Name: z.string(),
+    /** e.g. "87%", "GOOD", "LOW"; null when never reported. */
+    BatteryState: z.string().nullable(),
+    LastPingTime: isoTime.nullable(),
+    RaceId: z.number().int().nullable(),
+    AssignedRunnerId: z.number().int().nullable(),
+    Source: deviceSourceSchema,
+    HardwareId: z.string().nullable(),
+  })
+  .meta({ id: 'Device' });
 export type Device = z.infer<typeof deviceSchema>;
 
 /** Admin view of a device: the only response that carries the tracking key. */
-export const adminDeviceSchema = deviceSchema.extend({
-  TrackingKey: z.string(),
-  RaceName: z.string().nullable(),
-  RunnerName: z.string().nullable(),
-});
+export const adminDeviceSchema = deviceSchema
+  .extend({
+    TrackingKey: z.string(),
+    RaceName: z.string().nullable(),
+    RunnerName: z.string().nullable(),
+  })
+  .meta({ id: 'AdminDevice' });
 export type AdminDevice = z.infer<typeof adminDeviceSchema>;
 
 /** A device of a race that no runner holds, as the director picks one for a runner. */
-export const availableDeviceSchema = z.object({ DeviceId: z.number().int(), Name: z.string() });
+export const availableDeviceSchema = z
+  .object({ DeviceId: z.number().int(), Name: z.string() })
+  .meta({ id: 'AvailableDevice' });
 export type AvailableDevice = z.infer<typeof availableDeviceSchema>;
 
 /** A registered SPOT shared-page feed. The password is write-only: only whether there is one is shown. */
@@ -135,7 +152,7 @@ export const deletedSchema = z.object({ Deleted: z.literal(true) });
 export type Deleted = z.infer<typeof deletedSchema>;
 
 /** Every 4xx/5xx body. */
-export const apiErrorSchema = z.object({ error: z.string(), message: z.string() });
+export const apiErrorSchema = z.object({ error: z.string(), message: z.string() }).meta({ id: 'Error' });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 
 /** The sign-in settings the browser is given at runtime (GET /api/config → auth). */

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { AdminDevice, Device, DeviceSource } from '@racebeacon/domain';
+import type {
+  AdminDevice,
+  AvailableDevice,
+  Device,
+  DeviceCreateInput,
+  DeviceSource,
+  DeviceUpdateInput,
+} from '@racebeacon/domain';
 import type { Db, DbOrTx } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
 import { conflict, notFound } from '../lib/errors';
@@ -64,11 +71,7 @@ export class DeviceService {
     return (await repo.listDevicesWithNames(this.db)).map(toAdminDevice);
   }
 
-  async createDevice(body: {
-    Name: string;
-    Source: DeviceSource;
-    HardwareId: string | null;
-  }): Promise<AdminDevice> {
+  async createDevice(body: DeviceCreateInput): Promise<AdminDevice> {
     const hardwareId = body.HardwareId || null;
     if (hardwareId && (await repo.findDeviceBySourceHardware(this.db, body.Source, hardwareId)))
       throw duplicateHardware();
@@ -86,10 +89,7 @@ export class DeviceService {
     }
   }
 
-  async updateDevice(
-    id: number,
-    body: { Name?: string; Source?: DeviceSource; HardwareId?: string | null },
-  ): Promise<AdminDevice> {
+  async updateDevice(id: number, body: DeviceUpdateInput): Promise<AdminDevice> {
     const current = await repo.findDevice(this.db, id);
     if (!current) throw deviceNotFound(id);
     const source = body.Source ?? current.source;
@@ -163,10 +163,7 @@ export class DeviceService {
 
   // --- director ---
 
-  async listAvailableDevices(
-    directorId: string,
-    raceId: number,
-  ): Promise<{ DeviceId: number; Name: string }[]> {
+  async listAvailableDevices(directorId: string, raceId: number): Promise<AvailableDevice[]> {
     await this.races.getOwnedRace(directorId, raceId);
     return (await repo.listAvailableDevices(this.db, raceId)).map((d) => ({ DeviceId: d.id, Name: d.name }));
   }

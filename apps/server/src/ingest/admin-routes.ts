@@ -1,3 +1,4 @@
+import { spotFeedBodySchema, spotFeedSchema, type SpotFeed } from '@racebeacon/domain';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -9,17 +10,8 @@ import { SPOT_POLL_JOB } from '../jobs/spot-poll-job';
 
 const security = [{ bearerAuth: [] }];
 
-const feedOut = z.object({
-  Id: z.number(),
-  FeedId: z.string(),
-  HasPassword: z.boolean(),
-  LastPolledAt: z.string().nullable(),
-  LastError: z.string().nullable(),
-  CreatedAt: z.string(),
-});
-
 /** The password is write-only: it is needed to poll, never shown again. */
-const toDto = (f: SpotFeedRow): z.infer<typeof feedOut> => ({
+const toDto = (f: SpotFeedRow): SpotFeed => ({
   Id: f.id,
   FeedId: f.feedId,
   HasPassword: !!f.feedPassword,
@@ -39,7 +31,7 @@ export default async function adminRoutes(app: FastifyInstance) {
         tags: ['admin'],
         security,
         summary: 'SPOT shared-page feeds the poller reads',
-        response: { 200: z.array(feedOut) },
+        response: { 200: z.array(spotFeedSchema) },
       },
     },
     async (request) => {
@@ -56,19 +48,8 @@ export default async function adminRoutes(app: FastifyInstance) {
         security,
         summary:
           'Register a SPOT feed (FeedId, optional FeedPassword); polled within seconds if a race needs it',
-        body: z.object({
-          FeedId: z
-            .string()
-            .trim()
-            .min(1, 'FeedId is required')
-            .max(100)
-            .regex(
-              /^[A-Za-z0-9_-]+$/,
-              'FeedId must be the feed id from the SPOT shared page (letters and digits)',
-            ),
-          FeedPassword: z.string().max(200).optional().nullable(),
-        }),
-        response: { 201: feedOut },
+        body: spotFeedBodySchema,
+        response: { 201: spotFeedSchema },
       },
     },
     async (request, reply) => {

@@ -1,20 +1,6 @@
+import { publicConfigSchema, type PublicConfig } from '@racebeacon/domain';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-
-export const publicConfigSchema = z.object({
-  productName: z.string(),
-  contactEmail: z.string(),
-  auth: z.object({
-    authority: z.string(),
-    clientId: z.string(),
-    scope: z.string(),
-    adminGroupId: z.string(),
-    redirectUri: z.string(),
-    postLogoutRedirectUri: z.string(),
-  }),
-  map: z.object({ tileUrl: z.string(), tileAttribution: z.string() }),
-});
 
 /**
  * GET /api/config: what the web app needs at runtime (the same build runs against the embedded provider, Entra
@@ -22,7 +8,7 @@ export const publicConfigSchema = z.object({
  */
 export default async function configRoutes(app: FastifyInstance) {
   const { config } = app;
-  const body: z.infer<typeof publicConfigSchema> = {
+  const body: PublicConfig = {
     productName: config.PRODUCT_NAME,
     contactEmail: config.CONTACT_EMAIL,
     auth: {

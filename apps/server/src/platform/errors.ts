@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
+import { validationMessage } from '@racebeacon/domain';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/errors';
 import { DATABASE_RETRY_AFTER_S, DatabaseOutage } from '../db/outage';
@@ -34,13 +35,14 @@ export default fp(async (app) => {
       return reply.code(err.statusCode).send({ error: err.code, message: err.message });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const msg = err.validation
-        .map((v) => {
-          const p = (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
-          return p ? `${p}: ${v.message}` : String(v.message);
-        })
-        .join('; ');
-      return reply.code(400).send({ error: 'validation_error', message: msg || 'Invalid request.' });
+      // Worded by the domain package, which the web forms use too: "Field: rule; Other.field: rule".
+      const message = validationMessage(
+        err.validation.map((v) => ({
+          path: (v.instancePath || '').split('/').filter(Boolean),
+          message: String(v.message),
+        })),
+      );
+      return reply.code(400).send({ error: 'validation_error', message });
     }
     if (err.validation) {
       return reply.code(400).send({ error: 'validation_error', message: err.message });

@@ -29,7 +29,7 @@ export default fp(
         ],
       },
       transform: jsonSchemaTransform,
-      // Schemas given an id in lib/http-schemas.ts (.meta({ id })) become named components referenced by $ref.
+      // Schemas with an id (.meta({ id }): the domain's entities) become named components referenced by $ref.
       transformObject: jsonSchemaTransformObject,
     });
     await app.register(swaggerUi, { routePrefix: '/api/docs' });

@@ -1,12 +1,9 @@
+import { raceRequestSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { courseSchema, raceIdParams, raceSchema } from '../lib/http-schemas';
+import { raceIdParams, raceSchema } from '../lib/http-schemas';
 import { requireAdmin } from '../plugins/auth';
 import type { RaceRequestService } from './request-service';
-
-const raceRequestSchema = raceSchema
-  .extend({ RunnerCount: z.number().int(), Course: courseSchema.nullable() })
-  .meta({ id: 'RaceRequest' });
 
 /** Race requests: unapproved races waiting for an admin. */
 const adminRequestRoutes: FastifyPluginAsyncZod<{ requests: RaceRequestService }> = async (

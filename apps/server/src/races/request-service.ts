@@ -1,4 +1,4 @@
-import type { Course, Race } from '@racebeacon/domain';
+import type { Race, RaceRequest } from '@racebeacon/domain';
 import type { CourseService } from '../courses/service';
 import type { Db } from '../db/client';
 import { notFound } from '../lib/errors';
@@ -6,9 +6,6 @@ import type { RaceEvents } from '../lib/race-events';
 import * as runnersRepo from '../runners/repository';
 import * as racesRepo from './repository';
 import { toRace } from './service';
-
-/** What an admin needs to judge a race request: the race, how many runners it has, and its course. */
-export type RaceRequestDetail = Race & { RunnerCount: number; Course: Course | null };
 
 /** Race requests: races that wait for an admin's approval before the public can see them. */
 export class RaceRequestService {
@@ -23,7 +20,8 @@ export class RaceRequestService {
   }
 
   /** Any race by id (pending or already approved, so a second admin's late look still works); 404 when unknown. */
-  async getRaceRequest(raceId: number): Promise<RaceRequestDetail> {
+  /** What an admin needs to judge it: the race, how many runners it has, and its course. */
+  async getRaceRequest(raceId: number): Promise<RaceRequest> {
     const row = await racesRepo.findRace(this.db, raceId);
     if (!row) throw notFound(`Race ${raceId} was not found.`);
     const [runnerCount, course] = await Promise.all([

@@ -1,17 +1,9 @@
-import type { Race } from '@racebeacon/domain';
+import type { Race, RaceInput } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
 import { isoOrNull } from '../lib/time';
 import * as repo from './repository';
-
-/** Parsed race body (see raceBodySchema): Approved/HasStarted/HasFinished/DirectorId never reach here. */
-export interface RaceInput {
-  Name: string;
-  Description: string;
-  Location: string;
-  StartTime: string | null;
-}
 
 /** Row → API entity. */
 export function toRace(r: repo.RaceRow): Race {
@@ -32,6 +24,7 @@ export function toRace(r: repo.RaceRow): Race {
 
 const raceNotFound = (id: number) => notFound(`Race ${id} was not found.`);
 
+/** The parsed race body (raceBodySchema): Approved/HasStarted/HasFinished/DirectorId never reach here. */
 function toFields(body: RaceInput): repo.RaceFields {
   return {
     name: body.Name,

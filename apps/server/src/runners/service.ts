@@ -1,4 +1,4 @@
-import type { Gender, PublicRunner, Runner } from '@racebeacon/domain';
+import type { Gender, PublicRunner, Runner, RunnerInput } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
 import * as devicesRepo from '../devices/repository';
@@ -7,15 +7,7 @@ import type { RaceEvents } from '../lib/race-events';
 import type { RaceService } from '../races/service';
 import * as repo from './repository';
 
-/** Parsed runner body (runnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body are ignored. */
-export interface RunnerInput {
-  FirstName: string;
-  LastName: string;
-  BibNumber: string | null;
-  Gender: 'M' | 'F';
-  Age: number | null;
-}
-
+/** The parsed runner body (runnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body never reach here. */
 const toFields = (b: RunnerInput): repo.RunnerFields => ({
   firstName: b.FirstName,
   lastName: b.LastName,
