@@ -4,12 +4,12 @@ import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import demoPlugin from './demo/plugin';
 import eventsPlugin from './events/plugin';
+import identityPlugin from './identity/plugin';
 import ingestPlugin from './ingest/plugin';
 import jobsPlugin from './jobs/plugin';
 import { raceEventsOnBus } from './lib/race-events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import livePlugin from './live/plugin';
-import oidcPlugin from './oidc/plugin';
 import configRoutes from './platform/config-routes';
 import errorsPlugin from './platform/errors';
 import healthRoutes from './platform/health-routes';
@@ -57,7 +57,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- infrastructure (order matters) ---
   await app.register(authPlugin);
-  await app.register(oidcPlugin);
+  await app.register(identityPlugin);
   await app.register(eventsPlugin);
   await app.register(openApiPlugin);
 

@@ -2,8 +2,8 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client';
 import { addressKey } from '../src/lib/trust-proxy';
-import { DEMO_ACCOUNTS } from '../src/oidc/accounts';
-import { SIGN_IN_LIMITS, SignInLimiter } from '../src/oidc/attempt-limits';
+import { DEMO_ACCOUNTS } from '../src/identity/accounts';
+import { SIGN_IN_LIMITS, SignInLimiter } from '../src/identity/sign-in-limits';
 import { Browser, interactionUid, startApp, WebClient, whoami, type Running } from './support/oidc-flow';
 
 /**

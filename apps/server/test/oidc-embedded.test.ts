@@ -6,8 +6,8 @@ import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client';
 import { users } from '../src/db/schema';
-import { DEMO_ACCOUNTS } from '../src/oidc/accounts';
-import { verifyPassword } from '../src/oidc/passwords';
+import { DEMO_ACCOUNTS } from '../src/identity/accounts';
+import { verifyPassword } from '../src/identity/passwords';
 import { createTestDatabase, dbKinds } from './support/databases';
 import {
   Browser,

@@ -11,6 +11,9 @@ import type { AccountStore } from './accounts';
 import type { ProviderSecrets } from './keys';
 import { logoutPage, messagePage } from './pages';
 
+/** Where the embedded provider is served: its issuer is `${PUBLIC_URL}/oidc`. */
+export const OIDC_MOUNT = '/oidc';
+
 /** OIDC scopes of our own web client. The API scope comes on top, from the resource server below. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'];
 
@@ -30,7 +33,8 @@ export function apiResourceIndicator(audience: string): string {
 /**
  * The embedded OpenID Connect provider (oidc-provider 8). Issuer `${PUBLIC_URL}/oidc`; one public client (the
  * web app) doing authorization code + PKCE S256 with rotating refresh tokens; JWT access tokens for the API
- * audience through resource indicators (identity.md §2.4); consent implicit for our own client.
+ * audience through resource indicators (RFC 8707; the API is the default resource, as clients written for Entra
+ * never send one); consent implicit for our own client.
  */
 export function createProvider(opts: ProviderOptions): Provider {
   const { config, accounts, secrets } = opts;
@@ -80,7 +84,8 @@ export function createProvider(opts: ProviderOptions): Provider {
       profile: ['name'],
       email: ['email'],
     },
-    // ID tokens carry name/email/oid/groups whatever the access token's audience (identity.md §2.3).
+    // ID tokens carry name/email/oid/groups whatever the access token's audience: by default oidc-provider keeps
+    // only `sub` in an ID token issued beside an access token for a resource.
     conformIdTokenClaims: false,
     async findAccount(_ctx, sub) {
       const account = await accounts.findById(sub);
@@ -141,8 +146,9 @@ export function createProvider(opts: ProviderOptions): Provider {
         },
       },
     },
-    // Refresh tokens for our public client even when a prompt was sent (prompt=create would otherwise drop
-    // offline_access, identity.md §2.2); they end with the session, so signing out revokes them.
+    // Refresh tokens for our public client even when a prompt was sent: oidc-provider drops offline_access from a
+    // request with a prompt other than consent (prompt=create, prompt=none). They end with the session, so signing
+    // out revokes them.
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed('refresh_token')) return false;
       return code.scopes.has('offline_access') || client.clientAuthMethod === 'none';
@@ -169,7 +175,7 @@ export function createProvider(opts: ProviderOptions): Provider {
     },
     interactions: {
       policy,
-      url: (_ctx, interaction) => `/oidc/interaction/${interaction.uid}`,
+      url: (_ctx, interaction) => `${OIDC_MOUNT}/interaction/${interaction.uid}`,
     },
     ttl: {
       AccessToken: accessTokenTtl,

@@ -1,115 +1,12 @@
-import type { IncomingMessage } from 'node:http';
-import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createLocalJWKSet } from 'jose';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
-import { createTokenVerifier } from '../auth/token-verifier';
-import { createAccountStore, DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
-import { SignInLimiter } from './attempt-limits';
-import { loadProviderSecrets, publicJwks } from './keys';
+import { DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
 import { messagePage, signInPage, signUpPage, type SignUpErrors } from './pages';
-import { createProvider } from './provider';
-
-export interface OidcPluginOptions {
-  /** Access token lifetime in seconds (default 600). */
-  accessTokenTtl?: number;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The embedded identity provider (only when no external OIDC_ISSUER is configured). */
-    oidcProvider?: Provider;
-  }
-}
-
-const MOUNT = '/oidc';
-
-/**
- * Mounts the embedded OpenID Connect provider under /oidc when no external issuer is configured, with its
- * sign-in / sign-up pages, and installs the API's token verifier on the provider's own keys (the same
- * createTokenVerifier as for external issuers). With OIDC_ISSUER set nothing is mounted.
- */
-export default fp<OidcPluginOptions>(
-  async (app, opts) => {
-    const { config } = app;
-    if (!config.embeddedIdp) return;
-    if (config.publicUrl.startsWith('https:') && !config.TRUST_PROXY) {
-      app.log.warn(
-        'PUBLIC_URL is https but TRUST_PROXY is off: the sign-in provider sees plain http requests (http:// endpoints ' +
-          'in its discovery document, no Secure cookies). Behind a TLS-terminating proxy, set TRUST_PROXY.',
-      );
-    }
-
-    const accounts = createAccountStore(app.db, {
-      adminEmails: config.ADMIN_EMAILS,
-      adminGroupId: config.adminGroupId,
-    });
-    if (config.demoAccounts) await accounts.seedDemoAccounts(config.adminGroupId);
-    const secrets = await loadProviderSecrets(app.db);
-    const provider = createProvider({
-      config,
-      db: app.db,
-      accounts,
-      secrets,
-      accessTokenTtl: opts.accessTokenTtl,
-    });
-    provider.on('server_error', (_ctx, err) => app.log.error({ err }, 'oidc provider error'));
-    app.decorate('oidcProvider', provider);
-
-    app.setTokenVerifier(
-      createTokenVerifier({
-        issuer: config.issuer,
-        audience: config.audience,
-        apiScope: config.apiScope,
-        adminGroupId: config.adminGroupId,
-        getKey: createLocalJWKSet(publicJwks(secrets)),
-      }),
-    );
-
-    await app.register(interactionRoutes, { provider, accounts });
-    await app.register(providerMount, { provider });
-  },
-  { name: 'oidc-provider', dependencies: [] },
-);
-
-/**
- * oidc-provider is a Koa app: it gets the raw request with the mount prefix stripped from `url` and kept in
- * `originalUrl` (how oidc-provider computes its own URLs when mounted, see its "Mounting" docs). Bodies are
- * left unread for it: it parses its own.
- */
-async function providerMount(app: FastifyInstance, { provider }: { provider: Provider }) {
-  app.addHook('onRequest', forwardFastifyView);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null));
-  const callback = provider.callback();
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.hijack();
-    const req = request.raw as IncomingMessage & { originalUrl?: string };
-    const full = req.url ?? MOUNT;
-    const rest = full.slice(MOUNT.length);
-    req.originalUrl = full;
-    req.url = rest.startsWith('/') ? rest : `/${rest}`;
-    await callback(req, reply.raw);
-  };
-  app.all(MOUNT, handler);
-  app.all(`${MOUNT}/*`, handler);
-}
-
-/**
- * oidc-provider is a Koa app with `proxy = true` (provider.ts): it takes the scheme (Secure cookies), host and client
- * address from X-Forwarded-*, believing any client and the leftmost address. Hand it what Fastify derived under
- * TRUST_PROXY instead, so those headers count only when a trusted proxy set them, exactly as for the rest of the app.
- */
-async function forwardFastifyView(request: FastifyRequest) {
-  const { protocol, host, ip } = request;
-  const headers = request.raw.headers;
-  headers['x-forwarded-proto'] = protocol;
-  if (host) headers['x-forwarded-host'] = host;
-  else delete headers['x-forwarded-host'];
-  headers['x-forwarded-for'] = ip;
-}
+import { forwardFastifyView } from './provider-mount';
+import { OIDC_MOUNT } from './provider';
+import { SignInLimiter } from './sign-in-limits';
 
 const credentialsSchema = z.object({
   email: z.string().trim().default(''),
@@ -124,7 +21,7 @@ const signUpSchema = z.object({
 const emailFormat = z.string().email();
 
 /** The sign-in, sign-up and (implicit) consent steps of an authorization request. */
-async function interactionRoutes(
+export default async function interactionRoutes(
   app: FastifyInstance,
   { provider, accounts }: { provider: Provider; accounts: AccountStore },
 ) {
@@ -134,7 +31,7 @@ async function interactionRoutes(
   const productName = config.PRODUCT_NAME;
 
   // Password guessing: per client address, per email from one address, and per email from everywhere (which holds
-  // back only addresses that have been failing on it, so nobody can lock an account's owner out). attempt-limits.ts.
+  // back only addresses that have been failing on it, so nobody can lock an account's owner out). sign-in-limits.ts.
   const signInLimits = new SignInLimiter();
 
   const html = (reply: FastifyReply, body: string, status = 200) =>
@@ -195,7 +92,7 @@ async function interactionRoutes(
   }
 
   app.get<{ Params: { uid: string }; Querystring: { view?: string } }>(
-    `${MOUNT}/interaction/:uid`,
+    `${OIDC_MOUNT}/interaction/:uid`,
     async (request, reply) => {
       const interaction = await details(request, reply);
       if (!interaction) return expired(reply);
@@ -243,7 +140,7 @@ async function interactionRoutes(
     },
   );
 
-  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/login`, async (request, reply) => {
+  app.post<{ Params: { uid: string } }>(`${OIDC_MOUNT}/interaction/:uid/login`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { email, password } = credentialsSchema.parse(request.body ?? {});
@@ -280,7 +177,7 @@ async function interactionRoutes(
     return finishLogin(request, reply, account.id);
   });
 
-  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/demo`, async (request, reply) => {
+  app.post<{ Params: { uid: string } }>(`${OIDC_MOUNT}/interaction/:uid/demo`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const parsed = demoSchema.safeParse(request.body ?? {});
@@ -301,7 +198,7 @@ async function interactionRoutes(
     return finishLogin(request, reply, account.id);
   });
 
-  app.post<{ Params: { uid: string } }>(`${MOUNT}/interaction/:uid/signup`, async (request, reply) => {
+  app.post<{ Params: { uid: string } }>(`${OIDC_MOUNT}/interaction/:uid/signup`, async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { name, email, password } = signUpSchema.parse(request.body ?? {});
