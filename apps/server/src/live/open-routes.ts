@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AGE_GROUPS, parseAgeGroup } from '@racebeacon/domain';
+import { AGE_GROUPS, genderSchema, parseAgeGroup } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
 import { StreamLimitError } from './stream-admission';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
 const leaderboardQuery = z.object({
-  gender: z.enum(['M', 'F']).optional(),
+  gender: genderSchema.optional(),
   ageGroup: z
     .string()
     .refine((g) => parseAgeGroup(g) !== null, {

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { AGE_GROUPS, filterLeaderboard } from '@racebeacon/domain/course';
+import type { Gender } from '@racebeacon/domain/entities';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import {
   formatAgo,
@@ -32,7 +33,7 @@ export function LeaderboardTable(props: {
   const over = phase === 'finished';
   const now = useNow(TICK_MS);
   const [search, setSearch] = useState('');
-  const [gender, setGender] = useState<'' | 'M' | 'F'>('');
+  const [gender, setGender] = useState<'' | Gender>('');
   const [ageGroup, setAgeGroup] = useState('');
   const shown = useMemo(
     () =>
@@ -62,7 +63,7 @@ export function LeaderboardTable(props: {
         </label>
         <label>
           Gender
-          <select value={gender} onChange={(e) => setGender(e.target.value as '' | 'M' | 'F')}>
+          <select value={gender} onChange={(e) => setGender(e.target.value as '' | Gender)}>
             <option value="">All</option>
             <option value="M">M</option>
             <option value="F">F</option>
