@@ -1,8 +1,8 @@
-import { cumulativeDistances, type CoursePoint } from '../simulator/geo';
+import { courseFromMetres, cumulativeDistances, type CoursePoint } from '@racebeacon/domain';
 import type { CourseGeometry } from '../db/schema';
 
 /**
- * A made-up but plausible mountain trail loop (~32 km, ~1,900 m of climbing) in the Chamonix valley area,
+ * A made-up but plausible mountain trail loop (~37 km, ~3,000 m of climbing) in the Chamonix valley area,
  * generated in code so the demo needs no file: an irregular loop from sums of sines, a point every ~25 m,
  * elevations with two big climbs and rolling sections.
  */
@@ -14,29 +14,28 @@ export function demoCourse(): {
 } {
   const center = { lat: 45.93, lon: 6.9 };
   const n = 1300;
-  const points: CoursePoint[] = [];
-  const mPerDegLat = 111_320;
-  const mPerDegLon = 111_320 * Math.cos((center.lat * Math.PI) / 180);
+  const xy: [number, number][] = [];
+  const elevations: number[] = [];
   for (let i = 0; i <= n; i++) {
     const th = (i / n) * 2 * Math.PI;
     // radius wobbles so the loop looks like trails following valleys and ridges, not a circle
     const r =
       4600 *
       (1 + 0.22 * Math.sin(3 * th + 0.7) + 0.1 * Math.sin(7 * th + 1.9) + 0.04 * Math.sin(17 * th + 0.3));
-    const x = r * Math.cos(th) * 1.15; // east
-    const y = r * Math.sin(th) * 0.85; // north
-    const ele =
+    xy.push([r * Math.cos(th) * 1.15, r * Math.sin(th) * 0.85]); // metres east, north of the centre
+    elevations.push(
       1350 +
-      520 * Math.sin(2 * th - 0.4) +
-      210 * Math.sin(5 * th + 0.5) +
-      45 * Math.sin(13 * th + 1.1) +
-      12 * Math.sin(41 * th);
-    points.push([
-      +(center.lon + x / mPerDegLon).toFixed(6),
-      +(center.lat + y / mPerDegLat).toFixed(6),
-      +ele.toFixed(1),
-    ]);
+        520 * Math.sin(2 * th - 0.4) +
+        210 * Math.sin(5 * th + 0.5) +
+        45 * Math.sin(13 * th + 1.1) +
+        12 * Math.sin(41 * th),
+    );
   }
+  const points: CoursePoint[] = courseFromMetres(xy, center).points.map(([lon, lat], i) => [
+    +lon.toFixed(6),
+    +lat.toFixed(6),
+    +elevations[i].toFixed(1),
+  ]);
   // Close the loop exactly (start = finish).
   points[points.length - 1] = [...points[0]];
   const dist = cumulativeDistances(points);

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { RaceSimulator, type SimRunner } from './simulator';
-import type { CoursePoint } from './geo';
+import type { CoursePoint } from '@racebeacon/domain';
 
 interface Loaded {
   course: CoursePoint[];

@@ -1,4 +1,4 @@
-import { cumulativeDistances, type CoursePoint } from './geo';
+import { cumulativeDistances, type CoursePoint } from '@racebeacon/domain';
 
 /**
  * A course prepared for moving runners along it. Progress is measured in "effort metres": flat distance plus a

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { courses, devices, races, runners } from '../db/schema';
-import type { CoursePoint } from './geo';
+import type { CoursePoint } from '@racebeacon/domain';
 import type { SimRunner } from './simulator';
 
 /** Course, runners with an OsmAnd device, and clock start of a race, read from the database. */

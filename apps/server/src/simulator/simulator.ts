@@ -1,6 +1,5 @@
+import { courseFromMetres, gaussian, seededRandom, type CoursePoint } from '@racebeacon/domain';
 import { CourseModel } from './course-model';
-import { gaussian, seededRandom } from '@racebeacon/domain';
-import { offset, type CoursePoint } from './geo';
 
 /**
  * Moves a race's runners along its course and reports them as phones running Traccar Client would: real OsmAnd
@@ -157,7 +156,10 @@ export class RaceSimulator {
     if (pos.finished) s.finished = true;
     // GPS noise: a few metres, occasionally a worse fix under trees or cliffs.
     const sigma = s.random() < 0.05 ? 25 : 4;
-    const [lat, lon] = offset(pos.lat, pos.lon, gaussian(s.random) * sigma, gaussian(s.random) * sigma);
+    const north = gaussian(s.random) * sigma;
+    const east = gaussian(s.random) * sigma;
+    // Metres east and north of the true position, converted with the domain's geodesy.
+    const [[lon, lat]] = courseFromMetres([[east, north]], { lat: pos.lat, lon: pos.lon }).points;
     s.battery = Math.max(1, s.battery - s.drainPerFix);
     return {
       ts: Math.round(this.realMsAt(t)),
