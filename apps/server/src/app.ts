@@ -4,7 +4,8 @@ import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import demoPlugin from './demo/plugin';
 import eventsPlugin from './events/plugin';
-import identityPlugin from './identity/plugin';
+import authPlugin from './identity/auth-plugin';
+import providerPlugin from './identity/provider-plugin';
 import ingestPlugin from './ingest/plugin';
 import jobsPlugin from './jobs/plugin';
 import { raceEventsOnBus } from './lib/race-events';
@@ -16,7 +17,6 @@ import healthRoutes from './platform/health-routes';
 import inputGuardPlugin from './platform/input-guard';
 import openApiPlugin from './platform/openapi';
 import webAppPlugin from './platform/web-app';
-import authPlugin from './plugins/auth';
 import apiRoutes from './rest-api';
 import './types';
 
@@ -57,7 +57,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   // --- infrastructure (order matters) ---
   await app.register(authPlugin);
-  await app.register(identityPlugin);
+  await app.register(providerPlugin);
   await app.register(eventsPlugin);
   await app.register(openApiPlugin);
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import type { Database } from '../src/db/client';
-import { requireUser } from '../src/plugins/auth';
+import { requireUser } from '../src/identity/auth-plugin';
 import { createTestDatabase } from './support/databases';
 import { startTestIssuer, type TestIssuer } from './support/issuer';
 import { Browser, startApp, WebClient, type Running } from './support/oidc-flow';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { badRequest, HttpError } from '../lib/errors';
 import { courseSchema, deletedSchema, raceCourseParams, raceIdParams } from '../lib/http-schemas';
 import { assertNoNul } from '../platform/input-guard';
-import { requireUser } from '../plugins/auth';
+import { requireUser } from '../identity/auth-plugin';
 import type { RaceService } from '../races/service';
 import type { CourseService } from './service';
 

@@ -2,7 +2,7 @@ import { deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { adminDeviceSchema, deletedSchema, deviceIdParams, deviceRaceParams } from '../lib/http-schemas';
-import { requireAdmin } from '../plugins/auth';
+import { requireAdmin } from '../identity/auth-plugin';
 import type { DeviceService } from './service';
 
 /** Device inventory for admins: the only responses that carry TrackingKey. */

@@ -7,7 +7,7 @@ import {
   deviceSchema,
   raceIdParams,
 } from '../lib/http-schemas';
-import { requireUser } from '../plugins/auth';
+import { requireUser } from '../identity/auth-plugin';
 import type { DeviceService } from './service';
 
 /** Hand-overs of a race's devices to its runners, by the race's director. Never exposes tracking keys. */

@@ -2,7 +2,7 @@ import { spotFeedBodySchema, spotFeedSchema, type SpotFeed } from '@racebeacon/d
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../plugins/auth';
+import { requireAdmin } from '../identity/auth-plugin';
 import { conflict, notFound } from '../lib/errors';
 import { idParams } from '../lib/http-schemas';
 import { deleteSpotFeed, insertSpotFeed, listSpotFeeds, type SpotFeedRow } from './spot-feed-repository';

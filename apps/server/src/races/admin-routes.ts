@@ -2,7 +2,7 @@ import { raceRequestSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { raceIdParams, raceSchema } from '../lib/http-schemas';
-import { requireAdmin } from '../plugins/auth';
+import { requireAdmin } from '../identity/auth-plugin';
 import type { RaceRequestService } from './request-service';
 
 /** Race requests: unapproved races waiting for an admin. */

@@ -2,7 +2,7 @@ import { raceBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { deletedSchema, idParams, raceSchema } from '../lib/http-schemas';
-import { requireUser } from '../plugins/auth';
+import { requireUser } from '../identity/auth-plugin';
 import type { RaceService } from './service';
 
 /** The caller's own races. Approved/HasStarted/HasFinished/DirectorId in a body are ignored (not in the schema). */

@@ -2,7 +2,7 @@ import { runnerBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from '../lib/http-schemas';
-import { requireUser } from '../plugins/auth';
+import { requireUser } from '../identity/auth-plugin';
 import type { RunnerService } from './service';
 
 /** Runners of the caller's races (approved or not), with the device each holds. */

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { buildApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Database } from '../../src/db/client';
-import { requireUser } from '../../src/plugins/auth';
+import { requireUser } from '../../src/identity/auth-plugin';
 
 /**
  * Drives the embedded OpenID Connect provider over real HTTP the way a browser and the web app would: a cookie

@@ -1,12 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../lib/errors';
-import {
-  createTokenVerifier,
-  discoverIssuer,
-  TokenError,
-  type TokenVerifier,
-} from '../identity/token-verifier';
+import { createTokenVerifier, discoverIssuer, TokenError, type TokenVerifier } from './token-verifier';
 import type { AuthUser } from '../types';
 
 declare module 'fastify' {
