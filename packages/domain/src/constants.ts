@@ -16,3 +16,61 @@ export const MAX_START_TIME = Date.UTC(2101, 0, 1) - 1;
 
 /** Where a runner is in the race, as the live leaderboard reports it. */
 export const RUNNER_STATUSES = ['not-started', 'racing', 'finished', 'stale', 'off-course'] as const;
+
+/** What an HQ alert is about (`Kind`). `cutoff-risk` is reserved for checkpoints with cutoffs. */
+export const ALERT_KINDS = [
+  'sos',
+  'help',
+  'no-movement',
+  'lost-signal',
+  'low-battery',
+  'off-course',
+  'cutoff-risk',
+] as const;
+
+/** An alert's life: raised `open`, `acknowledged` by a person, `resolved` by a person or by its condition clearing. */
+export const ALERT_STATES = ['open', 'acknowledged', 'resolved'] as const;
+
+/** Kinds that resolve themselves when their condition clears; `sos` and `help` stay open until a person resolves them. */
+export const SELF_CLEARING_KINDS = ['no-movement', 'lost-signal', 'off-course', 'low-battery'] as const;
+
+/**
+ * How often each device source is expected to report, in seconds, unless the device sets its own interval: SPOT
+ * 2.5 min, inReach 10 min, phones (OsmAnd / Traccar Client, OwnTracks) 1 min, LoRaWAN (TTN, ChirpStack) and
+ * Meshtastic 5 min.
+ */
+export const DEFAULT_EXPECTED_INTERVAL_S: Record<(typeof DEVICE_SOURCES)[number], number> = {
+  osmand: 60,
+  owntracks: 60,
+  spot: 150,
+  inreach: 600,
+  lorawan: 300,
+  meshtastic: 300,
+};
+
+/** Bounds of a race's alert thresholds (inclusive), for the settings form and the schema that checks it. */
+export const ALERT_SETTINGS_LIMITS = {
+  NoMovementMinutes: { min: 5, max: 720 },
+  LostSignalFactor: { min: 1.5, max: 20 },
+  LowBatteryPercent: { min: 0, max: 100 },
+  OffCourseFixes: { min: 1, max: 20 },
+  AidStationRadiusM: { min: 0, max: 2000 },
+  HelpKeywordMaxLength: 50,
+} as const;
+
+/** A race's alert thresholds when its director has not changed them. */
+export const DEFAULT_ALERT_SETTINGS: {
+  readonly NoMovementMinutes: number;
+  readonly LostSignalFactor: number;
+  readonly LowBatteryPercent: number;
+  readonly OffCourseFixes: number;
+  readonly AidStationRadiusM: number;
+  readonly HelpKeyword: string | null;
+} = {
+  NoMovementMinutes: 30,
+  LostSignalFactor: 3,
+  LowBatteryPercent: 15,
+  OffCourseFixes: 2,
+  AidStationRadiusM: 150,
+  HelpKeyword: null,
+};

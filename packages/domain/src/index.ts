@@ -1,7 +1,7 @@
 /**
  * Everything the domain package offers. The server imports from here; the browser imports from the subpaths
- * (`@racebeacon/domain/entities`, `/schemas`, `/gpx`, `/course`, `/live`, `/constants`) so that each screen loads
- * only what it uses.
+ * (`@racebeacon/domain/entities`, `/schemas`, `/gpx`, `/course`, `/live`, `/constants`, `/alerts`) so that each
+ * screen loads only what it uses.
  */
 export * from './constants';
 export * from './entities';
@@ -9,3 +9,4 @@ export * from './schemas';
 export * from './gpx';
 export * from './course';
 export * from './live-messages';
+export * from './alerts';
