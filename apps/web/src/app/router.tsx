@@ -12,6 +12,7 @@ import { TermsPage } from '../features/legal/terms-page';
 import { NotFoundPage } from './not-found';
 import { RaceDetailPage } from './routes/race-detail';
 import { DevicesRoute } from './routes/devices';
+import { RaceHqRoute } from './routes/race-hq';
 
 export function createAppRouter() {
   return createBrowserRouter([
@@ -31,6 +32,7 @@ export function createAppRouter() {
               element: <RequireSignedIn />,
               children: [
                 { path: routePatterns.unapprovedRace, element: <RaceDetailPage unapproved /> },
+                { path: routePatterns.raceHq, element: <RaceHqRoute /> },
                 { path: paths.myRaces, element: <MyRacesPage /> },
               ],
             },

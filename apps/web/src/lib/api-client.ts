@@ -6,6 +6,8 @@
  * click cannot land on a screen that is about to change; background refreshes (live data) opt out.
  */
 
+import { createSseParser, type SseEvent } from './sse';
+
 export const API_BASE = '/api';
 
 export interface RequestOptions {
@@ -101,6 +103,61 @@ export async function apiFetch<T>(path: string, opts: RequestOptions = {}): Prom
     return data as T;
   } finally {
     if (counted) bump(-1);
+  }
+}
+
+export interface StreamOptions {
+  /** Aborting closes the stream; the returned promise then rejects with the abort reason. */
+  signal: AbortSignal;
+  /** Called once per Server-Sent Event, in order. */
+  onEvent(event: SseEvent): void;
+  /** The server accepted the stream (200): events follow. */
+  onOpen?(): void;
+}
+
+/**
+ * An authenticated Server-Sent Events stream (EventSource cannot send a bearer token, and a token never goes in a
+ * URL, where it would end in logs): fetch with the Authorization header, then the body read as SSE. Resolves when
+ * the server ends the stream; rejects with an ApiFailure when the server refuses it (401, 403, 404, 503…, logged
+ * as 'API Fetch Error:' like every call) or the connection drops (status 0). Reconnecting is the caller's choice;
+ * each call asks the auth layer for the token again, so a renewed token is used. Never shows the spinner.
+ */
+export async function apiStream(path: string, opts: StreamOptions): Promise<void> {
+  const headers: Record<string, string> = { Accept: 'text/event-stream', 'Cache-Control': 'no-cache' };
+  const token = await tokenSource().catch(() => null);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    res = await fetch(`${API_BASE}${path}`, { headers, signal: opts.signal, cache: 'no-store' });
+  } catch (err) {
+    if (opts.signal.aborted) throw err;
+    console.error('API Fetch Error:', err);
+    throw { status: 0, error: 'network_error', message: String(err) } satisfies ApiFailure;
+  }
+  if (!res.ok || !res.body) {
+    const data = await parseBody(res).catch(() => null);
+    const failure: ApiFailure = {
+      ...(data && typeof data === 'object' ? (data as object) : { message: String(data ?? '') }),
+      status: res.status,
+    };
+    console.error('API Fetch Error:', failure);
+    throw failure;
+  }
+  opts.onOpen?.();
+  const parser = createSseParser(opts.onEvent);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      parser.feed(value);
+    }
+  } catch (err) {
+    if (opts.signal.aborted) throw err;
+    // A dropped connection mid-stream is expected now and then (a proxy, a phone changing networks): no log.
+    throw { status: 0, error: 'stream_dropped', message: String(err) } satisfies ApiFailure;
+  } finally {
+    reader.releaseLock();
   }
 }
 

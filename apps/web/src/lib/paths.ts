@@ -4,6 +4,7 @@ export const paths = {
   races: '/races',
   race: (id: number | string) => `/race/${id}`,
   unapprovedRace: (id: number | string) => `/race/unapproved/${id}`,
+  raceHq: (id: number | string) => `/race/${id}/hq`,
   myRaces: '/my-races',
   raceRequests: '/race-requests',
   devices: '/add-device',
@@ -14,4 +15,5 @@ export const paths = {
 export const routePatterns = {
   race: '/race/:raceId',
   unapprovedRace: '/race/unapproved/:raceId',
+  raceHq: '/race/:raceId/hq',
 } as const;

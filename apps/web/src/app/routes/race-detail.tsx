@@ -100,6 +100,17 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
         onChanged={reload}
       />
 
+      {owner || auth.isAdmin ? (
+        <p className="race-hq-link">
+          <Link to={paths.raceHq(race.RaceId)} className="btn btn-secondary">
+            Race HQ
+          </Link>
+          <span className="muted">
+            Safety alerts: SOS, no movement, lost signal, low battery, off course.
+          </span>
+        </p>
+      ) : null}
+
       <CourseSection raceId={race.RaceId} course={course} canManage={owner} onChanged={reload} />
 
       {race.Approved && (

@@ -1,0 +1,192 @@
+import { useId, useState } from 'react';
+import { failureMessage, FormError } from '../../components/form-error';
+import { formatDateTime } from '../../lib/format';
+import type { Alert } from './alert-types';
+import { ago, alertSubject, KIND_LABEL, STATE_LABEL } from './hq-store';
+
+export interface AlertActions {
+  acknowledge(alert: Alert, note: string): Promise<void>;
+  resolve(alert: Alert, note: string): Promise<void>;
+}
+
+/** One alert: who, what, when, where; "Show on map"; acknowledge or resolve with a note. */
+export function AlertCard({
+  alert,
+  battery,
+  lastFix,
+  now,
+  actions,
+  onShowOnMap,
+}: {
+  alert: Alert;
+  /** The runner's newest battery reading from the live data, when known. */
+  battery: string | null;
+  /** The runner's newest fix time from the live data (ISO), when newer than the alert's. */
+  lastFix: string | null;
+  now: number;
+  actions: AlertActions;
+  onShowOnMap?: (alert: Alert) => void;
+}) {
+  const [acting, setActing] = useState<'acknowledge' | 'resolve' | null>(null);
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const noteId = useId();
+  const titleId = useId();
+  const seen = newest(alert.LastSeenAt, lastFix);
+  const located = alert.Latitude !== null && alert.Longitude !== null;
+
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!acting) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await actions[acting](alert, note);
+      setActing(null);
+      setNote('');
+    } catch (err) {
+      setError(failureMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <li
+      className={`hq-alert hq-alert--${alert.Kind} hq-alert--${alert.State}`}
+      data-alert-id={alert.AlertId}
+      data-kind={alert.Kind}
+      data-state={alert.State}
+    >
+      <article aria-labelledby={titleId}>
+        <div className="hq-alert__head">
+          <span className={`hq-kind hq-kind--${alert.Kind}`}>{KIND_LABEL[alert.Kind]}</span>
+          <h3 id={titleId} className="hq-alert__who">
+            {alertSubject(alert)}
+          </h3>
+          <span className={`hq-state hq-state--${alert.State}`}>{STATE_LABEL[alert.State]}</span>
+        </div>
+        {alert.Message ? <p className="hq-alert__message">“{alert.Message}”</p> : null}
+        <dl className="hq-facts">
+          <div>
+            <dt>Raised</dt>
+            <dd>
+              <time dateTime={alert.RaisedAt}>{formatDateTime(alert.RaisedAt)}</time>{' '}
+              <span className="muted">({ago(alert.RaisedAt, now)})</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Last fix</dt>
+            <dd>{seen ? `${formatDateTime(seen)} (${ago(seen, now)})` : 'None yet'}</dd>
+          </div>
+          <div>
+            <dt>Device</dt>
+            <dd>{alert.DeviceName ?? (alert.DeviceId !== null ? `Device ${alert.DeviceId}` : '-')}</dd>
+          </div>
+          {battery ? (
+            <div>
+              <dt>Battery</dt>
+              <dd>{battery}</dd>
+            </div>
+          ) : null}
+          {alert.AcknowledgedAt ? (
+            <div>
+              <dt>Acknowledged</dt>
+              <dd>
+                {alert.AcknowledgedBy ?? 'someone'}, {formatDateTime(alert.AcknowledgedAt)}
+              </dd>
+            </div>
+          ) : null}
+          {alert.ResolvedAt ? (
+            <div>
+              <dt>Resolved</dt>
+              <dd>
+                {alert.ResolvedBy ?? 'automatically'}, {formatDateTime(alert.ResolvedAt)}
+              </dd>
+            </div>
+          ) : null}
+          {alert.Note ? (
+            <div className="hq-facts__wide">
+              <dt>Note</dt>
+              <dd className="hq-note">{alert.Note}</dd>
+            </div>
+          ) : null}
+        </dl>
+        <div className="hq-alert__actions">
+          {onShowOnMap ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={!located}
+              title={located ? undefined : 'No position known yet'}
+              onClick={() => onShowOnMap(alert)}
+            >
+              Show on map
+            </button>
+          ) : null}
+          {alert.State === 'open' && acting === null ? (
+            <button
+              type="button"
+              className="btn btn-small btn-secondary"
+              onClick={() => setActing('acknowledge')}
+            >
+              Acknowledge
+            </button>
+          ) : null}
+          {alert.State !== 'resolved' && acting === null ? (
+            <button type="button" className="btn btn-small" onClick={() => setActing('resolve')}>
+              Resolve
+            </button>
+          ) : null}
+        </div>
+        {acting ? (
+          <form
+            className="hq-action-form"
+            onSubmit={submit}
+            aria-label={`${acting === 'acknowledge' ? 'Acknowledge' : 'Resolve'} ${alertSubject(alert)}`}
+          >
+            <div className="field">
+              <label htmlFor={noteId}>
+                Note {acting === 'resolve' ? '(what happened)' : '(who is on it)'}
+              </label>
+              <textarea
+                id={noteId}
+                rows={2}
+                maxLength={1000}
+                value={note}
+                onChange={(e) => setNote(e.target.value)}
+                // The form was opened by this very click: the note is where the director types next.
+                autoFocus
+              />
+            </div>
+            <div className="form-actions">
+              <button type="submit" className="btn btn-primary btn-small" disabled={busy}>
+                {acting === 'acknowledge' ? 'Confirm acknowledge' : 'Confirm resolve'}
+              </button>
+              <button
+                type="button"
+                className="btn btn-small btn-ghost"
+                onClick={() => {
+                  setActing(null);
+                  setError(null);
+                }}
+              >
+                Cancel
+              </button>
+            </div>
+            <FormError message={error} />
+          </form>
+        ) : (
+          <FormError message={error} />
+        )}
+      </article>
+    </li>
+  );
+}
+
+function newest(a: string | null, b: string | null): string | null {
+  if (!a) return b;
+  if (!b) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}

@@ -1,0 +1,43 @@
+import type { CourseTrack, LeaderboardRow, RunnerPositions } from '@racebeacon/domain/live';
+import { api, apiStream, type StreamOptions } from '../../lib/api-client';
+import type { Alert, AlertLogEntry, AlertSettings, AlertState } from './alert-types';
+
+/** The race HQ's calls: the director's alert API (owner or admin) and the public live data for the map. */
+export const hqApi = {
+  alerts: (raceId: number, state?: AlertState, signal?: AbortSignal) =>
+    api.get<Alert[]>(`/director/races/${raceId}/alerts${state ? `?state=${state}` : ''}`, {
+      background: true,
+      signal,
+    }),
+  log: (raceId: number, signal?: AbortSignal) =>
+    api.get<AlertLogEntry[]>(`/director/races/${raceId}/alerts/log`, { background: true, signal }),
+  acknowledge: (alertId: number, note: string) =>
+    api.post<Alert>(`/director/alerts/${alertId}/acknowledge`, { Note: note.trim() }),
+  resolve: (alertId: number, note: string) =>
+    api.post<Alert>(`/director/alerts/${alertId}/resolve`, { Note: note.trim() }),
+  settings: (raceId: number) => api.get<AlertSettings>(`/director/races/${raceId}/alert-settings`),
+  saveSettings: (raceId: number, body: AlertSettings) =>
+    api.put<AlertSettings>(`/director/races/${raceId}/alert-settings`, body),
+  /** The authenticated alert stream: `alerts` (open and acknowledged) on connect, then one `alert` per change. */
+  stream: (raceId: number, opts: StreamOptions) => apiStream(`/director/races/${raceId}/alerts/stream`, opts),
+
+  // Public live data for the HQ map; background calls, no spinner. A race without live data answers 404: no map data.
+  courseTrack: (raceId: number, signal?: AbortSignal) =>
+    api.get<CourseTrack | null>(`/open/races/${raceId}/course-track`, {
+      background: true,
+      signal,
+      notFoundAsNull: true,
+    }),
+  positions: (raceId: number, signal?: AbortSignal) =>
+    api.get<RunnerPositions[] | null>(`/open/races/${raceId}/positions`, {
+      background: true,
+      signal,
+      notFoundAsNull: true,
+    }),
+  leaderboard: (raceId: number, signal?: AbortSignal) =>
+    api.get<LeaderboardRow[] | null>(`/open/races/${raceId}/leaderboard`, {
+      background: true,
+      signal,
+      notFoundAsNull: true,
+    }),
+};

@@ -1,0 +1,39 @@
+import { formatDateTime } from '../../lib/format';
+import type { AlertLogEntry } from './alert-types';
+import { alertSubject, KIND_LABEL, sortLog, STATE_LABEL, type AlertMap } from './hq-store';
+
+/** The HQ log: every change of every alert's state, who made it, when, and the note. Newest first. */
+export function HqLog({ entries, alerts }: { entries: readonly AlertLogEntry[]; alerts: AlertMap }) {
+  const rows = sortLog(entries);
+  return (
+    <section className="card hq-log" aria-labelledby="hq-log-title">
+      <div className="section-head">
+        <h2 id="hq-log-title">
+          HQ log <span className="count">{rows.length}</span>
+        </h2>
+      </div>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing has happened yet.</p>
+      ) : (
+        <ol className="hq-log__list">
+          {rows.map((e, i) => {
+            const alert = alerts.get(e.AlertId);
+            return (
+              <li key={`${e.AlertId}-${e.State}-${e.At}-${i}`} className="hq-log__entry" data-state={e.State}>
+                <time dateTime={e.At} className="hq-log__time">
+                  {formatDateTime(e.At)}
+                </time>
+                <span>
+                  <strong>{STATE_LABEL[e.State] ?? e.State}</strong>
+                  {alert ? ` · ${KIND_LABEL[alert.Kind]} · ${alertSubject(alert)}` : ` · alert ${e.AlertId}`}
+                  {e.By ? ` · by ${e.By}` : e.State === 'open' ? '' : ' · automatically'}
+                </span>
+                {e.Note ? <span className="hq-log__note">{e.Note}</span> : null}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </section>
+  );
+}

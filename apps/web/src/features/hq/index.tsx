@@ -1,0 +1,306 @@
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Race } from '@racebeacon/domain/entities';
+import type { CourseTrack, LeaderboardRow, RunnerPositions } from '@racebeacon/domain/live';
+import { useAppConfig } from '../../lib/app-config';
+import { formatDateTime } from '../../lib/format';
+import { useDocumentTitle } from '../../lib/use-document-title';
+import type { Alert, AlertLogEntry } from './alert-types';
+import { AlertCard, type AlertActions } from './alert-card';
+import { AlertSettingsForm } from './alert-settings-form';
+import { hqApi } from './api';
+import { HqLog } from './hq-log';
+import type { MapFocus } from './hq-map';
+import {
+  activeAlerts,
+  alertSubject,
+  hqTitle,
+  newSosIds,
+  openCount,
+  openSos,
+  resolvedAlerts,
+  type AlertMap,
+} from './hq-store';
+import { createBeeper, type Beeper } from './sound';
+import { useAlertStream, type StreamStatus } from './use-alert-stream';
+import './hq.css';
+
+const HqMap = lazy(() => import('./hq-map'));
+
+/** How often the map's runner positions are read again (the alerts themselves arrive on the stream). */
+const MAP_REFRESH_MS = 20_000;
+
+const STATUS_LABEL: Record<StreamStatus, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  denied: 'No access',
+};
+
+/**
+ * Race HQ: the race's safety alerts, live, for its director or an admin. Open alerts first (SOS on top), the map,
+ * the resolved alerts and the HQ log, the thresholds. An SOS flashes a banner and, once the director has turned the
+ * sound on (browsers allow sound only after a click), beeps.
+ */
+export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSettings: boolean }) {
+  const raceId = race.RaceId;
+  const config = useAppConfig();
+  const [log, setLog] = useState<AlertLogEntry[]>([]);
+  const logTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const reloadLog = useCallback(() => {
+    clearTimeout(logTimer.current);
+    logTimer.current = setTimeout(() => {
+      hqApi.log(raceId).then(setLog, () => undefined);
+    }, 200);
+  }, [raceId]);
+  useEffect(() => () => clearTimeout(logTimer.current), []);
+
+  const { alerts, status, loaded, apply } = useAlertStream(raceId, reloadLog);
+  const now = useNow(15_000);
+
+  // Live data for the map and the battery column: course once, positions and leaderboard every 20 s.
+  const [track, setTrack] = useState<CourseTrack | null>(null);
+  const [positions, setPositions] = useState<RunnerPositions[]>([]);
+  const [rows, setRows] = useState<LeaderboardRow[]>([]);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    hqApi.courseTrack(raceId, ctrl.signal).then(setTrack, () => undefined);
+    const load = () => {
+      hqApi.positions(raceId, ctrl.signal).then(
+        (p) => setPositions(p ?? []),
+        () => undefined,
+      );
+      hqApi.leaderboard(raceId, ctrl.signal).then(
+        (r) => setRows(r ?? []),
+        () => undefined,
+      );
+    };
+    load();
+    const t = setInterval(load, MAP_REFRESH_MS);
+    return () => {
+      ctrl.abort();
+      clearInterval(t);
+    };
+  }, [raceId]);
+  // A new alert: read the positions again now, so the map shows where the runner is.
+  const alertCount = alerts.size;
+  useEffect(() => {
+    if (alertCount === 0) return;
+    const ctrl = new AbortController();
+    hqApi.positions(raceId, ctrl.signal).then(
+      (p) => p && setPositions(p),
+      () => undefined,
+    );
+    return () => ctrl.abort();
+  }, [raceId, alertCount]);
+
+  const byRunner = useMemo(() => new Map(rows.map((r) => [r.RunnerId, r])), [rows]);
+  const labels = useMemo(
+    () => new Map(rows.map((r) => [r.RunnerId, r.BibNumber ?? String(r.RunnerId)])),
+    [rows],
+  );
+  const active = useMemo(() => activeAlerts(alerts), [alerts]);
+  const resolved = useMemo(() => resolvedAlerts(alerts), [alerts]);
+  const sos = useMemo(() => openSos(alerts), [alerts]);
+  const open = openCount(alerts);
+  useDocumentTitle(hqTitle(race.Name, open));
+
+  // Sound: off until the director turns it on (that click is the gesture browsers require).
+  const beeper = useRef<Beeper | null>(null);
+  const [soundOn, setSoundOn] = useState(false);
+  const toggleSound = () => {
+    if (soundOn) {
+      beeper.current?.close();
+      beeper.current = null;
+      setSoundOn(false);
+      return;
+    }
+    beeper.current = createBeeper();
+    if (beeper.current) {
+      setSoundOn(true);
+      beeper.current.beep();
+    }
+  };
+  useEffect(() => () => beeper.current?.close(), []);
+  const previous = useRef<AlertMap | null>(null);
+  useEffect(() => {
+    // The first snapshot is not news; SOS alerts arriving after it are.
+    if (!loaded) return;
+    const prev = previous.current;
+    previous.current = alerts;
+    if (prev && newSosIds(prev, alerts).length > 0) beeper.current?.beep();
+  }, [alerts, loaded]);
+
+  const [focus, setFocus] = useState<MapFocus | null>(null);
+  const mapRef = useRef<HTMLDivElement>(null);
+  const showOnMap = useCallback(
+    (a: Alert) => {
+      const latest = a.RunnerId !== null ? positions.find((p) => p.RunnerId === a.RunnerId)?.Latest : null;
+      const lat = latest ? latest[1] : a.Latitude;
+      const lon = latest ? latest[2] : a.Longitude;
+      if (lat === null || lon === null) return;
+      setFocus((f) => ({ lat, lon, seq: (f?.seq ?? 0) + 1 }));
+      mapRef.current?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    },
+    [positions],
+  );
+
+  const actions: AlertActions = useMemo(
+    () => ({
+      acknowledge: async (a, note) => {
+        apply(await hqApi.acknowledge(a.AlertId, note));
+        reloadLog();
+      },
+      resolve: async (a, note) => {
+        apply(await hqApi.resolve(a.AlertId, note));
+        reloadLog();
+      },
+    }),
+    [apply, reloadLog],
+  );
+
+  const lastFixOf = (a: Alert): string | null => {
+    const row = a.RunnerId !== null ? byRunner.get(a.RunnerId) : undefined;
+    return row?.LastPingTime ?? null;
+  };
+  const batteryOf = (a: Alert): string | null => {
+    const row = a.RunnerId !== null ? byRunner.get(a.RunnerId) : undefined;
+    return row?.BatteryState ?? null;
+  };
+
+  if (status === 'denied')
+    return (
+      <div className="empty-state">
+        <p className="empty-title">You cannot open this Race HQ.</p>
+        <p role="alert">Only the race’s director or an administrator can see its safety alerts.</p>
+      </div>
+    );
+
+  return (
+    <div className="hq">
+      <div className="hq-head">
+        <div>
+          <h1 className="hq-title">Race HQ</h1>
+          <p className="muted hq-race">{race.Name}</p>
+        </div>
+        <div className="hq-head__controls">
+          <p className={`hq-connection hq-connection--${status}`} role="status" data-status={status}>
+            {STATUS_LABEL[status]}
+          </p>
+          <button
+            type="button"
+            className={`btn btn-small ${soundOn ? 'btn-secondary' : ''}`}
+            aria-pressed={soundOn}
+            onClick={toggleSound}
+          >
+            {soundOn ? 'Sound on' : 'Sound off'}
+          </button>
+        </div>
+      </div>
+
+      {sos.length > 0 ? (
+        <div className="hq-sos-banner" role="alert" data-testid="sos-banner">
+          <strong>SOS</strong>{' '}
+          {sos.map((a) => `${alertSubject(a)} (raised ${formatDateTime(a.RaisedAt)})`).join('; ')}
+          {' — acknowledge it below once someone is on it.'}
+        </div>
+      ) : null}
+
+      <div className="hq-grid">
+        <section className="card hq-alerts" aria-labelledby="hq-open-title">
+          <div className="section-head">
+            <h2 id="hq-open-title">
+              Alerts{' '}
+              <span className="count" data-testid="open-count">
+                {active.length}
+              </span>
+            </h2>
+            <span className="muted hq-open-line">
+              {open} open, {active.length - open} acknowledged
+            </span>
+          </div>
+          {!loaded ? (
+            <p className="muted">{status === 'reconnecting' ? 'Reconnecting…' : 'Loading alerts…'}</p>
+          ) : active.length === 0 ? (
+            <p className="hq-all-clear">No open alerts. All quiet.</p>
+          ) : (
+            <ul className="hq-alert-list" aria-label="Open and acknowledged alerts">
+              {active.map((a) => (
+                <AlertCard
+                  key={a.AlertId}
+                  alert={a}
+                  battery={batteryOf(a)}
+                  lastFix={lastFixOf(a)}
+                  now={now}
+                  actions={actions}
+                  onShowOnMap={showOnMap}
+                />
+              ))}
+            </ul>
+          )}
+          <details className="hq-resolved">
+            <summary>
+              Resolved <span className="count">{resolved.length}</span>
+            </summary>
+            {resolved.length === 0 ? (
+              <p className="muted">None yet.</p>
+            ) : (
+              <ul className="hq-alert-list" aria-label="Resolved alerts">
+                {resolved.map((a) => (
+                  <AlertCard
+                    key={a.AlertId}
+                    alert={a}
+                    battery={null}
+                    lastFix={null}
+                    now={now}
+                    actions={actions}
+                    onShowOnMap={showOnMap}
+                  />
+                ))}
+              </ul>
+            )}
+          </details>
+        </section>
+
+        <section className="card hq-map-card" aria-labelledby="hq-map-title" ref={mapRef}>
+          <h2 id="hq-map-title">Map</h2>
+          <p className="muted hq-map-note">
+            Alerting runners are marked with their bib; lines show each runner’s last hour.
+          </p>
+          <Suspense fallback={<div className="hq-map hq-map--loading">Loading map…</div>}>
+            <HqMap
+              track={track}
+              positions={positions}
+              labels={labels}
+              alerts={active}
+              focus={focus}
+              now={now}
+              tileUrl={config.map.tileUrl}
+              tileAttribution={config.map.tileAttribution}
+            />
+          </Suspense>
+        </section>
+      </div>
+
+      <HqLog entries={log} alerts={alerts} />
+
+      {canEditSettings ? (
+        <details className="card hq-settings-card">
+          <summary>
+            <h2>Alert settings</h2>
+          </summary>
+          <AlertSettingsForm raceId={raceId} />
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+/** A clock that ticks every `ms`, for "raised 5 min ago". */
+function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
