@@ -2,7 +2,7 @@
  * The rules of race HQ alerts as pure functions, with no zod behind them: which self-clearing conditions hold for a
  * runner now (`evaluateRunnerConditions`), what that means for the runner's open alerts (`nextAlertTransitions`),
  * and one sweep over a whole race (`sweepRaceAlerts`). The server runs them on its live state; the browser may
- * import them (through `@racebeacon/domain/alerts`) to word or preview a rule.
+ * import them (through `@racebeacon/domain/alert-rules`, which loads no zod) to word or preview a rule.
  *
  * `sos` and `help` are not evaluated here: they are raised by a device message (an inReach SOS code, a SPOT
  * `SOS`/`HELP` message, Traccar Client's `alarm=sos`, an inReach text with the race's help keyword) and stay open

@@ -108,7 +108,7 @@ export function computeRunnerState(
   const o = resolveOptions(opts);
   let state = emptyRunnerState();
   for (const f of sortFixes(fixes)) state = applyFix(course, state, f, clock, o);
-  return refreshRunnerState(course, state, clock, nowMs, o);
+  return refreshRunnerState(course, state, clock, nowMs, opts);
 }
 
 /**
@@ -127,14 +127,16 @@ export function addFix(
 ): RunnerState {
   const o = resolveOptions(opts);
   if (state.lastFix === null || fix.t > state.lastFix.t) {
-    return refreshRunnerState(course, applyFix(course, cloneState(state), fix, clock, o), clock, nowMs, o);
+    return refreshRunnerState(course, applyFix(course, cloneState(state), fix, clock, o), clock, nowMs, opts);
   }
   const all = allFixesSorted.includes(fix) ? allFixesSorted : [...allFixesSorted, fix];
-  const next = computeRunnerState(course, all, clock, nowMs, o);
+  // The recomputation starts from an empty state: it keeps this runner's own staleness threshold.
+  const own = { ...opts, staleAfterMs: opts?.staleAfterMs ?? state.staleAfterMs };
+  const next = computeRunnerState(course, all, clock, nowMs, own);
   // A late fix can place earlier fixes differently. Viewers have already seen the old distance: it stays as a floor
   // (progress shown never goes back) until the runner passes it; the matching itself follows the recomputation.
   if (next.distanceM < state.distanceM && next.finishMs === null) {
-    return refreshRunnerState(course, { ...next, distanceM: state.distanceM }, clock, nowMs, o);
+    return refreshRunnerState(course, { ...next, distanceM: state.distanceM }, clock, nowMs, own);
   }
   return next;
 }
@@ -392,7 +394,10 @@ function finishTime(
   return Math.round(Math.max(prev.t, Math.min(fromFix, fromPrev)));
 }
 
-/** Time-dependent fields (status, elapsed, paces, ETAs) for `nowMs`; call it to age states without new fixes. */
+/**
+ * Time-dependent fields (status, elapsed, paces, ETAs) for `nowMs`; call it to age states without new fixes.
+ * Staleness uses `opts.staleAfterMs` when given (and keeps it on the state), else the state's own, else the default.
+ */
 export function refreshRunnerState(
   course: PreparedCourse,
   state: RunnerState,
@@ -400,8 +405,10 @@ export function refreshRunnerState(
   nowMs: number,
   opts?: Partial<MatchOptions>,
 ): RunnerState {
-  const o = resolveOptions(opts);
   const s: RunnerState = { ...state };
+  const own = opts?.staleAfterMs ?? state.staleAfterMs;
+  if (own !== undefined) s.staleAfterMs = own;
+  const staleMs = own ?? DEFAULT_MATCH_OPTIONS.staleAfterMs;
   const L = course.lengthM;
   s.percent = L > 0 ? Math.min(100, (s.distanceM / L) * 100) : 0;
   const start = clock.startMs;
@@ -426,7 +433,7 @@ export function refreshRunnerState(
   }
   s.elapsedMs = Math.max(0, clockNow - start);
   const lastFixT = s.lastFix!.t;
-  s.status = clockNow - lastFixT > o.staleAfterMs ? 'stale' : s.isOffCourse ? 'off-course' : 'racing';
+  s.status = clockNow - lastFixT > staleMs ? 'stale' : s.isOffCourse ? 'off-course' : 'racing';
 
   const p = s.progress;
   if (p.length === 0) return s;

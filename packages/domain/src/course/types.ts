@@ -55,7 +55,12 @@ export interface MatchOptions {
   offCourseMeters: number;
   /** Fastest plausible progress along the course; bounds the search window. */
   maxSpeedMps: number;
-  /** No fix for longer than this while racing: stale (two missed 150 s intervals). */
+  /**
+   * No fix for longer than this while racing: stale. Per runner: pass k × the runner's device's expected interval
+   * (`staleAfterMs(source, override, k)` in alerts) to computeRunnerState / addFix / refreshRunnerState and the state
+   * keeps it (`RunnerState.staleAfterMs`), so later refreshes and the leaderboard use it too. The default (two missed
+   * 150 s intervals) is for a runner whose device is not known.
+   */
   staleAfterMs: number;
 }
 
@@ -102,6 +107,12 @@ export interface RunnerState {
    * behaves exactly like a recomputation).
    */
   pendingJump: ProgressPoint | null;
+  /**
+   * This runner's own staleness threshold (ms without a fix), from its device's source and interval; absent: the
+   * options' (DEFAULT_MATCH_OPTIONS.staleAfterMs when none). Set from the `staleAfterMs` option of the call that
+   * computed the state, and kept by later calls that do not give one.
+   */
+  staleAfterMs?: number;
 }
 
 export interface LeaderboardRunner {
