@@ -9,7 +9,7 @@ import type { BatchOutcome, BatteryOutcome, DeviceRef, DeviceSource } from './ty
 export interface AcceptResult {
   /** One per fix of the batch, in order. */
   fixes: BatchOutcome[];
-  /** One per battery-only report that was stored or named no device (invalid ones are in `skipped`). */
+  /** One per battery-only report that was stored or named no device (`each` leaves invalid ones out). */
   batteries: BatteryOutcome[];
   /** Alerts recorded (not counting duplicates). */
   alerts: number;
