@@ -16,6 +16,7 @@ import errorsPlugin from './platform/errors';
 import healthRoutes from './platform/health-routes';
 import inputGuardPlugin from './platform/input-guard';
 import openApiPlugin from './platform/openapi';
+import securityHeadersPlugin from './platform/security-headers';
 import webAppPlugin from './platform/web-app';
 import apiRoutes from './rest-api';
 import './types';
@@ -52,6 +53,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   if (!opts.database) app.addHook('onClose', async () => database.close());
 
   await app.register(errorsPlugin);
+  // CSP, nosniff, Referrer-Policy, frame-ancestors, HSTS under https: on every answer, the OIDC provider's included.
+  await app.register(securityHeadersPlugin);
   // Upload size on the header, id and NUL checks: before auth and every route.
   await app.register(inputGuardPlugin);
 

@@ -62,6 +62,8 @@ const envSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.string().email('ADMIN_EMAILS must be a comma-separated list of email addresses'))),
+  // production: the demo race and demo accounts are off unless DEMO / DEMO_ACCOUNTS ask for them
+  NODE_ENV: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DEMO: boolFlag,
   DEMO_ACCOUNTS: boolFlag,
@@ -103,8 +105,9 @@ export interface Config extends Env {
   clientId: string;
   apiScope: string;
   adminGroupId: string;
+  /** The demo race (never with DATABASE_URL or NODE_ENV=production unless DEMO asks for it). */
   demo: boolean;
-  /** One-click demo accounts on the embedded sign-in page (never with DATABASE_URL unless asked for). */
+  /** One-click demo accounts of the embedded sign-in page (off with DATABASE_URL or in production unless asked for). */
   demoAccounts: boolean;
   /** LIVE_MAX_STREAMS, or the default derived from the process's open-file limit. */
   liveMaxStreams: number;
@@ -132,6 +135,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
   }
   const audience = e.OIDC_AUDIENCE ?? 'racebeacon-api';
+  // The quick start (embedded database, not production) gets the demo; anything else only when asked for.
+  const quickStart = !e.DATABASE_URL && e.NODE_ENV !== 'production';
   return {
     ...e,
     publicUrl,
@@ -142,8 +147,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clientId: e.OIDC_CLIENT_ID ?? 'racebeacon-web',
     apiScope: e.OIDC_API_SCOPE ?? 'api://racebeacon/races.manage',
     adminGroupId: e.ADMIN_GROUP_ID ?? 'racebeacon-admins',
-    demo: e.DEMO ?? !e.DATABASE_URL,
-    demoAccounts: e.DEMO_ACCOUNTS ?? !e.DATABASE_URL,
+    demo: e.DEMO ?? quickStart,
+    demoAccounts: e.DEMO_ACCOUNTS ?? quickStart,
     liveMaxStreams: e.LIVE_MAX_STREAMS ?? defaultMaxStreams(),
   };
 }

@@ -18,6 +18,20 @@ export interface CourseMapInput {
   geoJsonUrl: string;
 }
 
+/** The page's stylesheet, inline: the Content-Security-Policy (platform/security-headers.ts) allows it by hash. */
+export const COURSE_MAP_STYLE = `
+  body { font-family: system-ui, sans-serif; margin: 0; padding: 1rem; color: #1b1f24; background: #f6f7f9; }
+  h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
+  p.stats { margin: 0 0 1rem; color: #3d4650; }
+  figure { margin: 0 0 1rem; background: #fff; border: 1px solid #d0d5db; border-radius: 6px; }
+  svg { display: block; width: 100%; height: auto; }
+  .course { fill: none; stroke: #d1361f; stroke-width: 3; stroke-linejoin: round; stroke-linecap: round; }
+  .start { fill: none; stroke: #1f8a3b; stroke-width: 4; } .finish { fill: #1b1f24; }
+  .wpt circle { fill: #1f5fbf; } .wpt text { font-size: 12px; fill: #1b1f24; }
+  .profile { fill: #c9d8ee; stroke: #1f5fbf; stroke-width: 1.5; }
+  figcaption { padding: .4rem .6rem; font-size: .85rem; color: #3d4650; }
+`;
+
 const MAX_DRAWN_POINTS = 4000;
 const W = 800;
 const H = 560;
@@ -78,18 +92,7 @@ export function renderCourseMapHtml(input: CourseMapInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(input.title)} · ${esc(input.productName)}</title>
-<style>
-  body { font-family: system-ui, sans-serif; margin: 0; padding: 1rem; color: #1b1f24; background: #f6f7f9; }
-  h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
-  p.stats { margin: 0 0 1rem; color: #3d4650; }
-  figure { margin: 0 0 1rem; background: #fff; border: 1px solid #d0d5db; border-radius: 6px; }
-  svg { display: block; width: 100%; height: auto; }
-  .course { fill: none; stroke: #d1361f; stroke-width: 3; stroke-linejoin: round; stroke-linecap: round; }
-  .start { fill: none; stroke: #1f8a3b; stroke-width: 4; } .finish { fill: #1b1f24; }
-  .wpt circle { fill: #1f5fbf; } .wpt text { font-size: 12px; fill: #1b1f24; }
-  .profile { fill: #c9d8ee; stroke: #1f5fbf; stroke-width: 1.5; }
-  figcaption { padding: .4rem .6rem; font-size: .85rem; color: #3d4650; }
-</style>
+<style>${COURSE_MAP_STYLE}</style>
 </head>
 <body>
 <h1>${esc(input.title)}</h1>

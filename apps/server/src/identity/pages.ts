@@ -10,7 +10,8 @@ export function escapeHtml(value: unknown): string {
   );
 }
 
-const STYLE = `
+/** The pages' one stylesheet, inline: the Content-Security-Policy allows exactly this text by its hash. */
+export const PAGE_STYLE = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;background:#f4f6f9;color:#16202e}
 header{background:#0b3a5b;color:#fff}
@@ -45,7 +46,7 @@ function layout(productName: string, title: string, body: string, extraHead = ''
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · ${escapeHtml(productName)}</title>
-<style>${STYLE}</style>${extraHead}
+<style>${PAGE_STYLE}</style>${extraHead}
 </head>
 <body>
 <header><a href="/">${LOGO}<span>${escapeHtml(productName)}</span></a></header>
@@ -151,6 +152,9 @@ ${field('password', 'Password', 'password', 'new-password', 'At least 8 characte
   );
 }
 
+/** The sign-out page's one script (allowed by its hash in the Content-Security-Policy). */
+export const LOGOUT_SCRIPT = "document.getElementById('op.logoutForm').submit()";
+
 /** RP-initiated logout: the provider's confirmation form, submitted at once (sign-out needs no extra click). */
 export function logoutPage(productName: string, form: string): string {
   const confirmed = form.replace('</form>', '<input type="hidden" name="logout" value="yes"></form>');
@@ -161,7 +165,7 @@ export function logoutPage(productName: string, form: string): string {
 <h1>Signing out…</h1>
 ${confirmed}
 <noscript><button type="submit" form="op.logoutForm">Sign out</button></noscript>
-<script>document.getElementById('op.logoutForm').submit()</script>
+<script>${LOGOUT_SCRIPT}</script>
 </div>`,
   );
 }

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { createLocalJWKSet } from 'jose';
 import type Provider from 'oidc-provider';
-import { createAccountStore } from './accounts';
+import { createAccountStore, DEMO_ACCOUNTS } from './accounts';
 import interactionRoutes from './interaction-routes';
 import { loadProviderSecrets, publicJwks } from './keys';
 import { createProvider } from './provider';
@@ -40,7 +40,18 @@ export default fp<OidcPluginOptions>(
       adminEmails: config.ADMIN_EMAILS,
       adminGroupId: config.adminGroupId,
     });
-    if (config.demoAccounts) await accounts.seedDemoAccounts(config.adminGroupId);
+    if (config.demoAccounts) {
+      await accounts.seedDemoAccounts(config.adminGroupId);
+      const demoAdmin = (await accounts.demoAccounts()).find(
+        (a) => a.email.toLowerCase() === DEMO_ACCOUNTS.admin.email,
+      );
+      if (demoAdmin) {
+        app.log.warn(
+          `DEMO_ACCOUNTS is on: anyone who reaches this server can sign in as the demo administrator ` +
+            `(${DEMO_ACCOUNTS.admin.email}) with one click. Set DEMO_ACCOUNTS=off on a server others can reach.`,
+        );
+      }
+    }
     const secrets = await loadProviderSecrets(app.db);
     const provider = createProvider({
       config,

@@ -58,6 +58,8 @@ export function createProvider(opts: ProviderOptions): Provider {
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
+        // The code comes back in the query (oidc-client-ts's default); form_post and fragment are refused.
+        response_modes: ['query'],
         redirect_uris: [
           `${config.publicUrl}/`,
           `${config.publicUrl}/auth/callback`,
@@ -66,7 +68,12 @@ export function createProvider(opts: ProviderOptions): Provider {
         post_logout_redirect_uris: [`${config.publicUrl}/`],
       },
     ],
+    // Authorization code only: no implicit or hybrid response types (and so no implicit grant) are offered.
+    responseTypes: ['code'],
     jwks: secrets.jwks as Configuration['jwks'],
+    // HttpOnly and SameSite=Lax (the sign-in form posts back to the provider, then the code goes to the app by a
+    // top-level redirect); Secure is set by oidc-provider whenever the request is https (its own scheme, or
+    // X-Forwarded-Proto from a proxy TRUST_PROXY names).
     cookies: {
       keys: secrets.cookieKeys,
       long: { signed: true, httpOnly: true, sameSite: 'lax' },
@@ -202,6 +209,11 @@ export function createProvider(opts: ProviderOptions): Provider {
   // about to (the web app's 300 s refresh-token offset).
   provider.use(async (ctx, next) => {
     await next();
+    // The discovery document offers what the one client may use: the code in the query, nothing else.
+    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200 && ctx.body) {
+      (ctx.body as Record<string, unknown>).response_modes_supported = ['query'];
+      return;
+    }
     const body = ctx.body as { refresh_token?: unknown } | undefined;
     if (ctx.path !== '/token' || ctx.status !== 200 || typeof body?.refresh_token !== 'string') return;
     const refreshToken = await provider.RefreshToken.find(body.refresh_token);

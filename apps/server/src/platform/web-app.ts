@@ -2,6 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
+import './security-headers';
+
+/** The web app's hidden-frame token renewal page: framed by the app itself, so it may be framed by its own origin. */
+const SILENT_RENEW_PATH = '/auth/silent-renew';
 
 export const webDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -24,6 +28,7 @@ export default fp(async (app) => {
     if (url.startsWith('/assets/') || /\.[a-z0-9]+$/i.test(url)) {
       return reply.sendFile(url.slice(1));
     }
+    if (url === SILENT_RENEW_PATH) reply.securityHeaders({ frameAncestors: ["'self'"] });
     return sendIndex(reply);
   });
 });
