@@ -4,7 +4,14 @@ import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { useAppConfig } from '../../lib/app-config';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';
-import { formatClock, formatDateTime, formatKmValue, formatNextWaypoint, runnerLabel } from './live-format';
+import {
+  formatBattery,
+  formatClock,
+  formatDateTime,
+  formatKmValue,
+  formatNextWaypoint,
+  runnerLabel,
+} from './live-format';
 import { racePhase, type RacePhase } from './live-clock';
 import { sortRows } from './live-store';
 import { liveApi } from './api';
@@ -144,7 +151,7 @@ function PhaseLine(props: {
   );
 }
 
-/** Where the followed runner is and what comes next: distance, next aid station, finish ETA. */
+/** Where the followed runner is and what comes next: distance, next aid station, finish ETA, battery. */
 function FollowedDetails({ row, phase }: { row: LeaderboardRow; phase: RacePhase }) {
   const over = row.Status === 'finished' || phase === 'finished';
   const nextAid = over ? null : formatNextWaypoint(row);
@@ -153,5 +160,7 @@ function FollowedDetails({ row, phase }: { row: LeaderboardRow; phase: RacePhase
   if (nextAid) parts.push(`next ${nextAid}`);
   if (row.Status === 'finished') parts.push(`finished ${formatClock(row.FinishTime)}`);
   else if (!over && row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
+  const battery = formatBattery(row.BatteryState);
+  if (battery) parts.push(`battery ${battery.text}`);
   return parts.length ? <span className="live-follow__details">{parts.join(' · ')}</span> : null;
 }

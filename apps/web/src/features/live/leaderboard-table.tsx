@@ -4,6 +4,7 @@ import type { Gender } from '@racebeacon/domain/entities';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import {
   formatAgo,
+  formatBattery,
   formatClock,
   formatDuration,
   formatKmValue,
@@ -141,6 +142,7 @@ export function LeaderboardTable(props: {
                     : formatClock(r.EtaFinish);
               // After the end nobody is overdue: the time of the last fix, not how long ago it was.
               const seen = over ? formatClock(r.LastPingTime) : formatAgo(r.LastPingTime, now);
+              const battery = formatBattery(r.BatteryState);
               const gap = gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`;
               // On a phone the secondary columns are hidden and the same figures read as a line under the name.
               const more = [
@@ -214,8 +216,12 @@ export function LeaderboardTable(props: {
                   <td className="live-row__num live-col-wide">{gap}</td>
                   <td className="live-row__seen live-col-desk">
                     {seen}
-                    {r.BatteryState ? (
-                      <span className="live-muted live-row__battery">battery {r.BatteryState}</span>
+                    {battery ? (
+                      <span
+                        className={`live-muted live-row__battery${battery.low ? ' live-row__battery--low' : ''}`}
+                      >
+                        battery {battery.text}
+                      </span>
                     ) : null}
                   </td>
                   {/* A phone's one column for the essentials: status badge, distance, last seen, stacked. */}

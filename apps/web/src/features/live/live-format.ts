@@ -60,6 +60,26 @@ export function formatDateTime(iso: string | null): string {
       });
 }
 
+/** At or below this a reported percentage reads as low (shown emphasised). */
+export const LOW_BATTERY_PERCENT = 20;
+
+/**
+ * A device's battery as the server reports it (BatteryState): a percentage when the device sends one ("81%"), else
+ * its own word (SPOT's "LOW" or "GOOD"). A percentage is shown as a whole one, "81%", so a director can tell 81 %
+ * from 16 %; the word only when that is all the device says. `low`: worth a look (≤ 20 % or the word LOW).
+ */
+export function formatBattery(state: string | null | undefined): { text: string; low: boolean } | null {
+  const s = state?.trim();
+  if (!s) return null;
+  const percent = /^(\d+(?:\.\d+)?)\s*%?$/.exec(s);
+  if (percent) {
+    const n = Math.min(100, Math.max(0, Math.round(Number(percent[1]))));
+    return { text: `${n}%`, low: n <= LOW_BATTERY_PERCENT };
+  }
+  const word = s.toUpperCase();
+  return { text: word, low: word === 'LOW' };
+}
+
 export function formatKmValue(km: number | null): string {
   return km === null ? '–' : `${km.toFixed(2)} km`;
 }
