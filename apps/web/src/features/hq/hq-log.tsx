@@ -1,6 +1,16 @@
-import { formatDateTime } from '../../lib/format';
 import type { AlertLogEntry } from './alert-types';
-import { alertSubject, KIND_LABEL, sortLog, STATE_LABEL, type AlertMap } from './hq-store';
+import { alertSubject, KIND_LABEL, sortLog, type AlertMap } from './hq-store';
+
+/** What each state means as a log line: an alert enters `open` when it is raised. */
+const LOG_LABEL: Record<string, string> = {
+  open: 'Raised',
+  acknowledged: 'Acknowledged',
+  resolved: 'Resolved',
+};
+
+/** To the second: several changes often happen within one minute. */
+const logTime = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** The HQ log: every change of every alert's state, who made it, when, and the note. Newest first. */
 export function HqLog({ entries, alerts }: { entries: readonly AlertLogEntry[]; alerts: AlertMap }) {
@@ -21,10 +31,10 @@ export function HqLog({ entries, alerts }: { entries: readonly AlertLogEntry[]; 
             return (
               <li key={`${e.AlertId}-${e.State}-${e.At}-${i}`} className="hq-log__entry" data-state={e.State}>
                 <time dateTime={e.At} className="hq-log__time">
-                  {formatDateTime(e.At)}
+                  {logTime(e.At)}
                 </time>
                 <span>
-                  <strong>{STATE_LABEL[e.State] ?? e.State}</strong>
+                  <strong>{LOG_LABEL[e.State] ?? e.State}</strong>
                   {alert ? ` · ${KIND_LABEL[alert.Kind]} · ${alertSubject(alert)}` : ` · alert ${e.AlertId}`}
                   {e.By ? ` · by ${e.By}` : e.State === 'open' ? '' : ' · automatically'}
                 </span>

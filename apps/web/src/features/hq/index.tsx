@@ -81,13 +81,17 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
       clearInterval(t);
     };
   }, [raceId]);
-  // A new alert: read the positions again now, so the map shows where the runner is.
+  // A new alert: read the positions and batteries again now, so the map and the card show the latest.
   const alertCount = alerts.size;
   useEffect(() => {
     if (alertCount === 0) return;
     const ctrl = new AbortController();
     hqApi.positions(raceId, ctrl.signal).then(
       (p) => p && setPositions(p),
+      () => undefined,
+    );
+    hqApi.leaderboard(raceId, ctrl.signal).then(
+      (r) => r && setRows(r),
       () => undefined,
     );
     return () => ctrl.abort();
