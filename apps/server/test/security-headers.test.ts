@@ -168,6 +168,14 @@ describe('security headers, embedded provider, http PUBLIC_URL', () => {
     expect(page.body).not.toMatch(/<script|style="/);
   });
 
+  it('the API docs (Swagger UI injects <style> elements) allow inline styles, never inline scripts', async () => {
+    const res = await s.app.inject({ method: 'GET', url: '/api/docs/' });
+    const csp = directives(res.headers['content-security-policy'] as string);
+    expect(csp.get('style-src')).toEqual(["'self'", "'unsafe-inline'"]);
+    expect(csp.get('script-src')).not.toContain("'unsafe-inline'");
+    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+  });
+
   it('the web app’s silent-renew page may be framed by the app itself, nothing else', async () => {
     const res = await s.app.inject({ method: 'GET', url: '/auth/silent-renew?code=x&state=y' });
     expect(directives(res.headers['content-security-policy'] as string).get('frame-ancestors')).toEqual([

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
+import './security-headers';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 /**
@@ -32,7 +33,17 @@ export default fp(
       // Schemas with an id (.meta({ id }): the domain's entities) become named components referenced by $ref.
       transformObject: jsonSchemaTransformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs' });
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      // Swagger UI adds <style> elements at run time: its pages (developer docs, no user content) allow inline
+      // styles; scripts stay 'self' only.
+      uiHooks: {
+        onRequest: (_request, reply, done) => {
+          reply.securityHeaders({ inlineStyles: true });
+          done();
+        },
+      },
+    });
   },
   { name: 'openapi' },
 );

@@ -24,6 +24,11 @@ import { LOGOUT_SCRIPT, PAGE_STYLE } from '../identity/pages';
 export interface SecurityHeaderOverrides {
   /** CSP frame-ancestors sources, e.g. ["'self'"] or ['https://club.example.org']. Default ["'none'"]. */
   frameAncestors?: string[];
+  /**
+   * style-src 'unsafe-inline' instead of the hashes (a page whose library injects <style> elements: the API docs'
+   * Swagger UI). Only where no user content is shown.
+   */
+  inlineStyles?: boolean;
 }
 
 declare module 'fastify' {
@@ -97,6 +102,7 @@ export interface PolicyInput {
   issuerOrigins: string[];
   publicOrigin: string;
   frameAncestors: string[];
+  inlineStyles?: boolean;
 }
 
 export function contentSecurityPolicy(p: PolicyInput): string {
@@ -110,7 +116,8 @@ export function contentSecurityPolicy(p: PolicyInput): string {
     `base-uri 'self'`,
     `object-src 'none'`,
     `script-src ${list("'self'", SCRIPT_HASH)}`,
-    `style-src ${list("'self'", ...STYLE_HASHES)}`,
+    // 'unsafe-inline' must come without hashes: a browser that sees a hash ignores it.
+    `style-src ${p.inlineStyles ? "'self' 'unsafe-inline'" : list("'self'", ...STYLE_HASHES)}`,
     `img-src ${list("'self'", 'data:', p.tile)}`,
     `font-src 'self' data:`,
     `connect-src ${list("'self'", ...issuers)}`,
@@ -145,6 +152,7 @@ export function securityHeaderValues(
       issuerOrigins,
       publicOrigin: new URL(config.publicUrl).origin,
       frameAncestors: o.frameAncestors?.length ? o.frameAncestors : ["'none'"],
+      inlineStyles: o.inlineStyles,
     }),
     'x-content-type-options': 'nosniff',
     // Origin only, to other sites: OpenStreetMap's tile policy wants a Referer; paths (codes, race ids) stay here.
