@@ -254,6 +254,8 @@ export interface DeviceLoadStats {
  */
 export function deviceLoad(opts: {
   base: string;
+  /** A device's own server, when not `base` (e.g. a process directly rather than the balancer). */
+  baseFor?: (runner: SeededRunner) => string | undefined;
   runners: SeededRunner[];
   /** Fix time of each device's first ping. */
   firstFixMs: number;
@@ -272,7 +274,7 @@ export function deviceLoad(opts: {
     for (let k = 0; !stopping && k < (opts.maxPings ?? Infinity); k++) {
       const t = Math.floor(opts.firstFixMs / 1000) * 1000 + k * 1000;
       const at = opts.position ? opts.position(k) : { lat: 46 + k * 0.0005, lon: 7 };
-      const url = osmandUrl(opts.base, runner, { t, ...at, batteryPercent: 90 });
+      const url = osmandUrl(opts.baseFor?.(runner) ?? opts.base, runner, { t, ...at, batteryPercent: 90 });
       for (;;) {
         stats.attempts++;
         let status = 0;
