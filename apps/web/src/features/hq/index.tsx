@@ -192,11 +192,16 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
           </p>
           <button
             type="button"
-            className={`btn btn-small ${soundOn ? 'btn-secondary' : ''}`}
+            className={`btn btn-small hq-sound ${soundOn ? 'btn-secondary' : ''}`}
             aria-pressed={soundOn}
+            title={soundOn ? 'A new SOS beeps. Press to mute.' : 'Press to hear a beep when an SOS arrives.'}
             onClick={toggleSound}
           >
-            {soundOn ? 'Sound on' : 'Sound off'}
+            {/* One label, its state in aria-pressed (a toggle whose name flips reads ambiguously). */}
+            <span className="hq-sound__box" aria-hidden="true">
+              {soundOn ? '✓' : ''}
+            </span>
+            Sound on
           </button>
         </div>
       </div>
