@@ -376,6 +376,8 @@ export class LiveViewer {
   readonly resumedWith: string[] = [];
   /** When the stream last ended, and when the first event on the next connection arrived. */
   readonly gaps: { endedAt: number; firstEventAt?: number }[] = [];
+  /** Every event received (heartbeats aside), when. */
+  readonly received: { at: number; event: string }[] = [];
   private closed = false;
   private consumed = 0;
 
@@ -438,6 +440,7 @@ export class LiveViewer {
   }
 
   private apply(e: SseEvent) {
+    this.received.push({ at: Date.now(), event: e.event });
     if (e.id) this.lastEventId = e.id;
     if (e.event === 'snapshot') {
       const s = JSON.parse(e.data) as Snapshot;
