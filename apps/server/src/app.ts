@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import alertsPlugin from './alerts/plugin';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/client';
 import demoPlugin from './demo/plugin';
@@ -71,8 +72,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(livePlugin);
   // The services announce race changes to live viewers on the event bus.
   await app.register(apiRoutes, { raceEvents: raceEventsOnBus(app.events, app.log) });
+  // Race HQ alerts (before ingestion, which raises SOS and HELP through them).
+  await app.register(alertsPlugin);
   await app.register(ingestPlugin);
-  // Background jobs (the SPOT feed poller): each in one process of the cluster, started once the app is ready.
+  // Background jobs (the SPOT feed poller, the alert sweep): each in one process of the cluster, started once the app is ready.
   await app.register(jobsPlugin);
   await app.register(demoPlugin);
 

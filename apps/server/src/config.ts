@@ -87,6 +87,14 @@ const envSchema = z.object({
     .url()
     .default('https://api.findmespot.com/spot-main-web/consumer/rest-api/2.0/public/feed'),
   SPOT_POLL_SECONDS: z.coerce.number().min(1).default(150),
+  // Race HQ: how often the self-clearing alerts (no-movement, lost-signal, low-battery, off-course) are evaluated;
+  // 0 turns the sweep off (tests call it themselves)
+  ALERT_SWEEP_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(600)
+    .refine((v) => v === 0 || v >= 1, 'must be 0 (off) or 1 to 600')
+    .default(15),
   INREACH_OUTBOUND_TOKEN: optionalString,
   LORAWAN_WEBHOOK_SECRET: optionalString,
   MQTT_URL: optionalUrl,

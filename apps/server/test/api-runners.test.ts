@@ -29,6 +29,8 @@ describe.each(dbKinds)('runners API (%s)', (kind) => {
       Age: 36,
       DeviceId: null,
       DeviceName: null,
+      EmergencyContact: null,
+      Phone: null,
     });
   });
 

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import { eq } from 'drizzle-orm';
-import { races, runners } from '../src/db/schema';
+import { devices, races, runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { osmandUrl, pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
@@ -19,6 +19,8 @@ describe.each(dbKinds)('live race API (%s)', (kind) => {
   beforeAll(async () => {
     t = await createTestApp(kind);
     race = await seedLiveRace(t.app.db, { runners: 3, clockStartMs: now - 60 * MIN });
+    // Trackers that report every 10 minutes: a fix 4 minutes old is current (stale after 3 × 10 min).
+    await t.app.db.update(devices).set({ expectedIntervalS: 600 }).where(eq(devices.raceId, race.raceId));
     const [r1, r2] = race.runners;
     // Steady paces (1.6 and 1.5 m/s): runner 1 ahead of runner 2; runner 3 never seen.
     await postFixes(t.app, race.raceId, r1, [

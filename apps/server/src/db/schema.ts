@@ -37,6 +37,8 @@ export const races = pgTable(
     clockStartedAt: tz('clock_started_at'),
     /** When End Race was pressed. */
     clockStoppedAt: tz('clock_stopped_at'),
+    /** The race's alert thresholds (the domain's AlertSettings); null: the defaults. */
+    alertSettings: jsonb('alert_settings').$type<Record<string, unknown>>(),
     createdAt: tz('created_at').notNull().defaultNow(),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
@@ -55,6 +57,10 @@ export const runners = pgTable(
     bibNumber: text('bib_number'),
     gender: text('gender').notNull().default('M'),
     age: integer('age'),
+    /** For race HQ only (never public): who to call, name and phone. */
+    emergencyContact: text('emergency_contact'),
+    /** For race HQ only (never public): the runner's own phone. */
+    phone: text('phone'),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -106,6 +112,8 @@ export const devices = pgTable(
     lastPingTime: tz('last_ping_time'),
     lastLat: doublePrecision('last_lat'),
     lastLon: doublePrecision('last_lon'),
+    /** How often this device reports, in seconds; null: its source's default (the domain's expectedIntervalMs). */
+    expectedIntervalS: integer('expected_interval_s'),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -183,6 +191,59 @@ export const deviceAlerts = pgTable(
     acknowledgedAt: tz('acknowledged_at'),
   },
   (t) => [uniqueIndex('device_alerts_uq').on(t.deviceId, t.kind, t.at)],
+);
+
+/**
+ * Race HQ alerts: one row per alert, for a runner (race_id, runner_id) or for a device that holds no race
+ * (race_id and runner_id null). At most one open-or-acknowledged alert per runner and kind (per device and kind
+ * without a runner): the partial unique indexes make that hold even when two processes raise the same condition.
+ */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    raceId: integer('race_id').references(() => races.id, { onDelete: 'cascade' }),
+    runnerId: integer('runner_id').references(() => runners.id, { onDelete: 'cascade' }),
+    deviceId: integer('device_id').references(() => devices.id, { onDelete: 'set null' }),
+    kind: text('kind').notNull(),
+    state: text('state').notNull().default('open'),
+    raisedAt: tz('raised_at').notNull(),
+    lastSeenAt: tz('last_seen_at').notNull(),
+    lat: doublePrecision('lat'),
+    lon: doublePrecision('lon'),
+    message: text('message'),
+    acknowledgedBy: text('acknowledged_by'),
+    acknowledgedAt: tz('acknowledged_at'),
+    resolvedBy: text('resolved_by'),
+    resolvedAt: tz('resolved_at'),
+    note: text('note'),
+  },
+  (t) => [
+    uniqueIndex('alerts_runner_active_uq')
+      .on(t.runnerId, t.kind)
+      .where(sql`${t.state} <> 'resolved' AND ${t.runnerId} IS NOT NULL`),
+    uniqueIndex('alerts_device_active_uq')
+      .on(t.deviceId, t.kind)
+      .where(sql`${t.state} <> 'resolved' AND ${t.runnerId} IS NULL`),
+    index('alerts_race_state_idx').on(t.raceId, t.state),
+    index('alerts_state_idx').on(t.state),
+  ],
+);
+
+/** Every change of an alert's state (raised, acknowledged, resolved): the HQ log, kept after the race. */
+export const alertLog = pgTable(
+  'alert_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    alertId: integer('alert_id')
+      .notNull()
+      .references(() => alerts.id, { onDelete: 'cascade' }),
+    state: text('state').notNull(),
+    at: tz('at').notNull(),
+    by: text('by'),
+    note: text('note'),
+  },
+  (t) => [index('alert_log_alert_idx').on(t.alertId, t.id)],
 );
 
 export const spotFeeds = pgTable(

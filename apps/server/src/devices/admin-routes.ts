@@ -1,8 +1,12 @@
-import { deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { adminDeviceSchema, deletedSchema, deviceIdParams, deviceRaceParams } from '../lib/http-schemas';
+import { deletedSchema, deviceIdParams, deviceRaceParams } from '../lib/http-schemas';
 import { requireAdmin } from '../identity/auth-plugin';
+import {
+  adminDeviceWithIntervalSchema as adminDeviceSchema,
+  deviceCreateWithIntervalSchema,
+  deviceUpdateWithIntervalSchema,
+} from './interval';
 import type { DeviceService } from './service';
 
 /** Device inventory for admins: the only responses that carry TrackingKey. */
@@ -25,8 +29,9 @@ const adminDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = asy
       schema: {
         tags,
         security,
-        summary: 'Add a device (Name; optional Source, HardwareId); a tracking key is generated',
-        body: deviceCreateSchema,
+        summary:
+          'Add a device (Name; optional Source, HardwareId, ExpectedIntervalSeconds); a tracking key is generated',
+        body: deviceCreateWithIntervalSchema,
         response: { 201: adminDeviceSchema },
       },
     },
@@ -42,9 +47,9 @@ const adminDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = asy
       schema: {
         tags,
         security,
-        summary: 'Edit Name/Source/HardwareId (409 on a duplicate Source+HardwareId)',
+        summary: 'Edit Name/Source/HardwareId/ExpectedIntervalSeconds (409 on a duplicate Source+HardwareId)',
         params: deviceIdParams,
-        body: deviceUpdateSchema,
+        body: deviceUpdateWithIntervalSchema,
         response: { 200: adminDeviceSchema },
       },
     },

@@ -3,7 +3,10 @@ import type { DbOrTx } from '../db/client';
 import { deviceAssignments, devices, races, runners } from '../db/schema';
 
 export type DeviceRow = typeof devices.$inferSelect;
-export type NewDevice = Pick<typeof devices.$inferInsert, 'name' | 'source' | 'hardwareId' | 'trackingKey'>;
+export type NewDevice = Pick<
+  typeof devices.$inferInsert,
+  'name' | 'source' | 'hardwareId' | 'trackingKey' | 'expectedIntervalS'
+>;
 export type AdminDeviceRow = DeviceRow & {
   raceName: string | null;
   runnerFirstName: string | null;
@@ -91,7 +94,10 @@ export async function updateDevice(
   db: DbOrTx,
   id: number,
   values: Partial<
-    Pick<DeviceRow, 'name' | 'source' | 'hardwareId' | 'trackingKey' | 'raceId' | 'assignedRunnerId'>
+    Pick<
+      DeviceRow,
+      'name' | 'source' | 'hardwareId' | 'trackingKey' | 'raceId' | 'assignedRunnerId' | 'expectedIntervalS'
+    >
   >,
 ): Promise<DeviceRow | undefined> {
   const [row] = await db.update(devices).set(values).where(eq(devices.id, id)).returning();

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type {
-  AdminDevice,
   AvailableDevice,
   Device,
   DeviceCreateInput,
@@ -16,6 +15,7 @@ import * as racesRepo from '../races/repository';
 import type { RaceService } from '../races/service';
 import * as runnersRepo from '../runners/repository';
 import * as repo from './repository';
+import type { AdminDeviceWithInterval, DeviceIntervalInput } from './interval';
 
 /** 32 random bytes, base64url: the device's secret for ingestion. Only admin responses ever carry it. */
 export const newTrackingKey = () => randomBytes(32).toString('base64url');
@@ -33,14 +33,15 @@ export function toDevice(d: repo.DeviceRow): Device {
   };
 }
 
-/** The admin's view: the only shape that carries TrackingKey. */
-export function toAdminDevice(d: repo.AdminDeviceRow): AdminDevice {
+/** The admin's view: the only shape that carries TrackingKey (and the device's own expected interval). */
+export function toAdminDevice(d: repo.AdminDeviceRow): AdminDeviceWithInterval {
   const runnerName = [d.runnerFirstName, d.runnerLastName].filter(Boolean).join(' ');
   return {
     ...toDevice(d),
     TrackingKey: d.trackingKey,
     RaceName: d.raceName,
     RunnerName: d.assignedRunnerId === null ? null : runnerName || null,
+    ExpectedIntervalSeconds: d.expectedIntervalS,
   };
 }
 
@@ -59,7 +60,7 @@ export class DeviceService {
     private readonly races: RaceService,
   ) {}
 
-  private async adminView(db: DbOrTx, id: number): Promise<AdminDevice> {
+  private async adminView(db: DbOrTx, id: number): Promise<AdminDeviceWithInterval> {
     const row = await repo.findDeviceWithNames(db, id);
     if (!row) throw deviceNotFound(id);
     return toAdminDevice(row);
@@ -67,11 +68,11 @@ export class DeviceService {
 
   // --- admin ---
 
-  async listDevices(): Promise<AdminDevice[]> {
+  async listDevices(): Promise<AdminDeviceWithInterval[]> {
     return (await repo.listDevicesWithNames(this.db)).map(toAdminDevice);
   }
 
-  async createDevice(body: DeviceCreateInput): Promise<AdminDevice> {
+  async createDevice(body: DeviceCreateInput & DeviceIntervalInput): Promise<AdminDeviceWithInterval> {
     const hardwareId = body.HardwareId || null;
     if (hardwareId && (await repo.findDeviceBySourceHardware(this.db, body.Source, hardwareId)))
       throw duplicateHardware();
@@ -81,6 +82,7 @@ export class DeviceService {
         source: body.Source,
         hardwareId,
         trackingKey: newTrackingKey(),
+        expectedIntervalS: body.ExpectedIntervalSeconds ?? null,
       });
       return this.adminView(this.db, row.id);
     } catch (err) {
@@ -89,7 +91,10 @@ export class DeviceService {
     }
   }
 
-  async updateDevice(id: number, body: DeviceUpdateInput): Promise<AdminDevice> {
+  async updateDevice(
+    id: number,
+    body: DeviceUpdateInput & DeviceIntervalInput,
+  ): Promise<AdminDeviceWithInterval> {
     const current = await repo.findDevice(this.db, id);
     if (!current) throw deviceNotFound(id);
     const source = body.Source ?? current.source;
@@ -99,7 +104,14 @@ export class DeviceService {
       if (other && other.id !== id) throw duplicateHardware();
     }
     try {
-      await repo.updateDevice(this.db, id, { name: body.Name ?? current.name, source, hardwareId });
+      const expectedIntervalS =
+        body.ExpectedIntervalSeconds === undefined ? current.expectedIntervalS : body.ExpectedIntervalSeconds;
+      await repo.updateDevice(this.db, id, {
+        name: body.Name ?? current.name,
+        source,
+        hardwareId,
+        expectedIntervalS,
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateHardware();
       throw err;
@@ -110,7 +122,7 @@ export class DeviceService {
     return device;
   }
 
-  async rotateTrackingKey(id: number): Promise<AdminDevice> {
+  async rotateTrackingKey(id: number): Promise<AdminDeviceWithInterval> {
     if (!(await repo.updateDevice(this.db, id, { trackingKey: newTrackingKey() }))) throw deviceNotFound(id);
     return this.adminView(this.db, id);
   }
@@ -130,7 +142,7 @@ export class DeviceService {
    * Puts a device in a race that has not started. Moving it from another race frees it from its runner there and
    * closes that hand-over. Assigning it again to the race it is already in changes nothing.
    */
-  async assignDeviceToRace(id: number, raceId: number): Promise<AdminDevice> {
+  async assignDeviceToRace(id: number, raceId: number): Promise<AdminDeviceWithInterval> {
     const { device, previousRaceId } = await this.db.transaction(async (tx) => {
       const row = await repo.findDeviceForUpdate(tx, id);
       if (!row) throw deviceNotFound(id);
@@ -149,7 +161,7 @@ export class DeviceService {
   }
 
   /** Takes the device out of its race, and so from its runner too. */
-  async unassignDeviceFromRace(id: number): Promise<AdminDevice> {
+  async unassignDeviceFromRace(id: number): Promise<AdminDeviceWithInterval> {
     const { device, previousRaceId } = await this.db.transaction(async (tx) => {
       const row = await repo.findDeviceForUpdate(tx, id);
       if (!row) throw deviceNotFound(id);

@@ -35,12 +35,22 @@ export type LiveEvent =
     }
   | { type: 'race-updated'; raceId: number }
   | {
+      /** A device message recorded in device_alerts (SOS, HELP and their cancellations, inReach texts). */
       type: 'alert';
       raceId: number | null;
       runnerId: number | null;
       deviceId: number;
       kind: string;
       at: string;
+    }
+  | {
+      /**
+       * A race HQ alert was raised, refreshed (LastSeenAt), acknowledged or resolved (alerts/): every process's HQ
+       * streams of that race (raceId null: a device holding no race) re-read it and pass it on.
+       */
+      type: 'alert-changed';
+      raceId: number | null;
+      alertId: number;
     };
 
 export interface EventBus {

@@ -55,6 +55,11 @@ export interface PipelineOptions {
   /** PostgreSQL pool: batches run as a prepared statement on it. */
   pool?: pg.Pool;
   maxBatch?: number;
+  /**
+   * Told of every device alert stored (not of duplicates), after it is stored and before `recordAlert` returns: race
+   * HQ raises its SOS and HELP alerts here, within the device's request. A failure is logged, never the sender's.
+   */
+  onAlert?: (alert: StoredAlert & Pick<AlertInput, 'message' | 'lat' | 'lon'>) => Promise<unknown>;
 }
 
 /**
@@ -145,6 +150,13 @@ export class IngestPipeline {
     if (stored) {
       const { raceId, runnerId, deviceId, kind, at } = stored;
       this.publish([{ type: 'alert', raceId, runnerId, deviceId, kind, at }]);
+      if (this.opts.onAlert) {
+        try {
+          await this.opts.onAlert({ ...stored, message: alert.message, lat: alert.lat, lon: alert.lon });
+        } catch (err) {
+          this.opts.log.error({ err, kind, deviceId }, 'race HQ alert not raised for a stored device alert');
+        }
+      }
     }
     return stored;
   }

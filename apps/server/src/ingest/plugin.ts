@@ -28,6 +28,8 @@ export default fp(
       log: app.log,
       concurrency: database.kind === 'postgres' ? 4 : 1,
       pool: database.kind === 'postgres' ? database.pool : undefined,
+      // Race HQ: an SOS or HELP becomes an open alert within the device's request.
+      onAlert: app.hasDecorator('alerts') ? (a) => app.alerts.fromDevice(a) : undefined,
     });
     const service = new IngestService({ pipeline, limiter: new IngestRateLimiter(), log: app.log });
     app.decorate('ingest', service);

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { AlertSweepJob } from './alert-sweep-job';
 import { jobLockFor } from './lock';
 import { JobRunner } from './runner';
 import { SpotPollJob } from './spot-poll-job';
@@ -34,6 +35,17 @@ export default fp(
       }),
     );
 
+    if (config.ALERT_SWEEP_SECONDS > 0)
+      runner.add(
+        new AlertSweepJob({
+          db: app.db,
+          live: app.live,
+          alerts: app.alerts,
+          log: app.log,
+          everyMs: config.ALERT_SWEEP_SECONDS * 1000,
+        }),
+      );
+
     const unsubscribe = app.events.subscribe((e) => runner.notify(e));
     app.addHook('onReady', async () => runner.start());
     app.addHook('onClose', async () => {
@@ -41,5 +53,5 @@ export default fp(
       await runner.stop();
     });
   },
-  { name: 'jobs', dependencies: ['events', 'ingest'] },
+  { name: 'jobs', dependencies: ['events', 'ingest', 'live', 'alerts'] },
 );

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   addFix,
+  alertHistoryWindowMs,
+  expectedIntervalMs,
+  type AlertFix,
+  type AlertSettings,
+  type DeviceSource,
+  type RunnerAlertInput,
   buildLeaderboard,
   computeRunnerState,
   emptyRunnerState,
@@ -14,6 +20,7 @@ import {
   type RunnerState,
   type TrailPoint,
 } from '@racebeacon/domain';
+import { settingsOf } from '../alerts/service';
 import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './repository';
 
 /**
@@ -36,6 +43,19 @@ interface RunnerLive {
   /** The leaderboard's battery label, and the time of the reading it shows (-Infinity: the device row's). */
   batteryState: string | null;
   batteryAt: number;
+  /** The newest battery reading itself (the alert rules read the percentage or LOW). */
+  battery: BatteryReading;
+  /** How often the runner's device is expected to report (its own setting or its source's), ms. */
+  expectedMs: number;
+  /** The matcher's options for this runner: stale after LostSignalFactor × expectedMs. */
+  opts: Partial<MatchOptions>;
+}
+
+/** One runner as the alert sweep reads it. */
+export interface RunnerAlertSubject {
+  runnerId: number;
+  deviceId: number | null;
+  input: RunnerAlertInput;
 }
 
 export interface RaceLiveInput {
@@ -83,7 +103,8 @@ export class RaceLive {
    */
   readonly clock: RaceClock;
   private readonly runners = new Map<number, RunnerLive>();
-  private readonly opts: Partial<MatchOptions>;
+  /** The race's alert thresholds (LostSignalFactor: k of the per-runner stale threshold). */
+  readonly settings: AlertSettings;
   private lastRowKeys = new Map<number, string>();
   private lastRanks = new Map<number, number | null>();
   private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
@@ -95,14 +116,25 @@ export class RaceLive {
       startMs: input.race.clockStartedAt?.getTime() ?? null,
       stopMs: input.race.clockStoppedAt?.getTime() ?? null,
     };
-    this.opts = { offCourseMeters: input.offCourseM };
+    this.settings = settingsOf(input.race.alertSettings);
     for (const info of input.runners) {
+      // Stale (and lost signal) after k × the device's expected interval, not one threshold for every tracker.
+      const expectedMs = expectedIntervalMs(
+        (info.deviceSource ?? 'osmand') as DeviceSource,
+        info.expectedIntervalS ?? null,
+      );
       this.runners.set(info.id, {
         info,
         fixes: [],
         state: null,
         batteryState: batteryLabel(info),
         batteryAt: -Infinity,
+        battery: { batteryPercent: info.batteryPercent, batteryState: info.batteryState },
+        expectedMs,
+        opts: {
+          offCourseMeters: input.offCourseM,
+          staleAfterMs: Math.round(this.settings.LostSignalFactor * expectedMs),
+        },
       });
     }
     for (const f of input.fixes) {
@@ -123,10 +155,11 @@ export class RaceLive {
         if (hasBattery(f)) {
           r.batteryState = batteryLabel(f);
           r.batteryAt = f.t;
+          r.battery = { batteryPercent: f.batteryPercent, batteryState: f.batteryState };
           break;
         }
       }
-      if (this.course) r.state = computeRunnerState(this.course, r.fixes, this.clock, input.nowMs, this.opts);
+      if (this.course) r.state = computeRunnerState(this.course, r.fixes, this.clock, input.nowMs, r.opts);
     }
     // The first diff compares against what a snapshot at this moment would show.
     for (const row of this.leaderboard(input.nowMs)) {
@@ -153,11 +186,12 @@ export class RaceLive {
     if (isNewest && hasBattery(fix) && fix.t >= r.batteryAt) {
       r.batteryState = batteryLabel(fix);
       r.batteryAt = fix.t;
+      r.battery = { batteryPercent: fix.batteryPercent, batteryState: fix.batteryState };
     }
     if (this.course) {
       r.state = r.state
-        ? addFix(this.course, r.state, r.fixes, fix, this.clock, nowMs, this.opts)
-        : computeRunnerState(this.course, r.fixes, this.clock, nowMs, this.opts);
+        ? addFix(this.course, r.state, r.fixes, fix, this.clock, nowMs, r.opts)
+        : computeRunnerState(this.course, r.fixes, this.clock, nowMs, r.opts);
     }
     this.version++;
     return true;
@@ -171,6 +205,7 @@ export class RaceLive {
     const r = this.runners.get(runnerId);
     if (!r || !hasBattery(reading) || atMs < r.batteryAt) return false;
     r.batteryAt = atMs;
+    r.battery = { batteryPercent: reading.batteryPercent, batteryState: reading.batteryState };
     const label = batteryLabel(reading);
     if (label === r.batteryState) return false;
     r.batteryState = label;
@@ -198,12 +233,86 @@ export class RaceLive {
           state: r.state ?? emptyRunnerState(),
         });
       }
-      rows = buildLeaderboard(input, this.course, this.clock, nowMs);
+      rows = this.withRunnerStaleness(buildLeaderboard(input, this.course, this.clock, nowMs), nowMs);
     } else {
       rows = this.rowsWithoutCourse();
     }
     this.cachedRows = { version: this.version, bucket, rows };
     return rows;
+  }
+
+  /**
+   * The leaderboard refreshes statuses with one stale threshold for everyone; a runner is stale after k × their own
+   * device's expected interval (a SPOT every 2.5 min, an inReach every 10 min, a phone every minute), so the racing
+   * statuses are decided again here with the runner's threshold — the matcher's rule, the runner's number.
+   */
+  private withRunnerStaleness(rows: LeaderboardRow[], nowMs: number): LeaderboardRow[] {
+    const clockNow = this.clock.stopMs !== null ? Math.min(nowMs, this.clock.stopMs) : nowMs;
+    return rows.map((row) => {
+      if (row.Status !== 'racing' && row.Status !== 'stale' && row.Status !== 'off-course') return row;
+      const r = this.runners.get(row.RunnerId);
+      const last = r?.state?.lastFix;
+      if (!r || !last) return row;
+      const staleAfter = r.opts.staleAfterMs ?? Infinity;
+      const Status =
+        clockNow - last.t > staleAfter ? 'stale' : r.state!.isOffCourse ? 'off-course' : 'racing';
+      return Status === row.Status ? row : { ...row, Status };
+    });
+  }
+
+  /**
+   * Every runner as the alert rules read them at `nowMs`: their leaderboard status, the fixes of the rules' history
+   * window with the matcher's progress and off-course verdict for each, the newest fix, battery and the device's
+   * expected interval. Without a course, nobody is placed: only battery and lost signal can be told.
+   */
+  alertSubjects(nowMs: number): RunnerAlertSubject[] {
+    const statuses = new Map(this.leaderboard(nowMs).map((row) => [row.RunnerId, row.Status]));
+    const running = this.clock.startMs !== null && this.clock.stopMs === null;
+    const since = nowMs - alertHistoryWindowMs(this.settings);
+    const waypointDistancesM = this.course ? this.course.waypoints.map((w) => w.distanceM) : [];
+    const out: RunnerAlertSubject[] = [];
+    for (const r of this.runners.values()) {
+      const state = r.state;
+      const progress = new Map<number, number>();
+      for (const p of state?.progress ?? []) progress.set(p.t, p.distanceM);
+      const pendingT = state?.pendingJump?.t;
+      const start = this.clock.startMs ?? Infinity;
+      const fixes: AlertFix[] = [];
+      for (let i = upperBound(r.fixes, since); i < r.fixes.length; i++) {
+        const f = r.fixes[i];
+        const progressM = progress.get(f.t) ?? null;
+        fixes.push({
+          t: f.t,
+          lat: f.lat,
+          lon: f.lon,
+          progressM,
+          offCourse: !!this.course && f.t >= start && progressM === null && f.t !== pendingT,
+        });
+      }
+      const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
+      // Without a course the leaderboard places nobody: a runner seen since the start is racing for these rules.
+      const status = this.course
+        ? (statuses.get(r.info.id) ?? 'not-started')
+        : running && last && last.t >= start
+          ? 'racing'
+          : 'not-started';
+      const b = r.battery;
+      out.push({
+        runnerId: r.info.id,
+        deviceId: r.info.deviceId ?? null,
+        input: {
+          status,
+          racing: running && status !== 'not-started' && status !== 'finished',
+          expectedIntervalMs: r.expectedMs,
+          fixes,
+          lastFix: last ? { t: last.t, lat: last.lat, lon: last.lon } : null,
+          batteryPercent: b.batteryPercent ?? null,
+          batteryLow: (b.batteryState ?? '').toUpperCase() === 'LOW',
+          waypointDistancesM,
+        },
+      });
+    }
+    return out;
   }
 
   /** Without a course nobody can be placed or ranked; the map still shows where runners are. */

@@ -12,6 +12,8 @@ export interface LiveRaceRow {
   hasFinished: boolean;
   clockStartedAt: Date | null;
   clockStoppedAt: Date | null;
+  /** The race's alert thresholds (null: the defaults); LostSignalFactor sets when a runner goes stale. */
+  alertSettings?: Record<string, unknown> | null;
 }
 
 export interface LiveRunnerRow {
@@ -23,6 +25,10 @@ export interface LiveRunnerRow {
   age: number | null;
   batteryState: string | null;
   batteryPercent: number | null;
+  /** The device the runner holds now, its source and its own expected interval (null: the source's). */
+  deviceId?: number | null;
+  deviceSource?: string | null;
+  expectedIntervalS?: number | null;
 }
 
 export interface LiveFixRow {
@@ -44,6 +50,7 @@ export async function findLiveRace(db: DbOrTx, raceId: number): Promise<LiveRace
       hasFinished: races.hasFinished,
       clockStartedAt: races.clockStartedAt,
       clockStoppedAt: races.clockStoppedAt,
+      alertSettings: races.alertSettings,
     })
     .from(races)
     .where(eq(races.id, raceId));
@@ -70,6 +77,9 @@ export async function listLiveRunners(db: DbOrTx, raceId: number): Promise<LiveR
       age: runners.age,
       batteryState: devices.batteryState,
       batteryPercent: devices.batteryPercent,
+      deviceId: devices.id,
+      deviceSource: devices.source,
+      expectedIntervalS: devices.expectedIntervalS,
     })
     .from(runners)
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))

@@ -8,7 +8,7 @@ import {
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { RaceCache, type RaceEntry } from './race-cache';
-import type { LiveFix } from './race-live';
+import type { LiveFix, RunnerAlertSubject } from './race-live';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
 import { SseHub, streamClientKey } from './sse-hub';
 import { StreamAdmission } from './stream-admission';
@@ -107,6 +107,12 @@ export class LiveService {
   async positions(raceId: number, sinceMs?: number): Promise<RunnerPositions[]> {
     const entry = await this.cache.require(raceId);
     return entry.live.trails(POSITIONS_TRAIL, sinceMs);
+  }
+
+  /** Every runner of a race as the alert rules read them now (the alert sweep job; loads the race if needed). */
+  async alertSubjects(raceId: number, nowMs = this.now()): Promise<RunnerAlertSubject[]> {
+    const entry = await this.cache.require(raceId);
+    return entry.live.alertSubjects(nowMs);
   }
 
   /** The prepared course of an approved race (null when it has none). */

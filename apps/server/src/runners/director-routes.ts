@@ -1,8 +1,8 @@
-import { runnerBodySchema } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { deletedSchema, raceIdParams, raceRunnerParams, runnerSchema } from '../lib/http-schemas';
+import { deletedSchema, raceIdParams, raceRunnerParams } from '../lib/http-schemas';
 import { requireUser } from '../identity/auth-plugin';
+import { directorRunnerBodySchema, directorRunnerSchema } from './hq-fields';
 import type { RunnerService } from './service';
 
 /** Runners of the caller's races (approved or not), with the device each holds. */
@@ -16,9 +16,10 @@ const directorRunnerRoutes: FastifyPluginAsyncZod<{ runners: RunnerService }> = 
       schema: {
         tags,
         security,
-        summary: 'Runners of one of the caller’s races, with DeviceId',
+        summary:
+          'Runners of one of the caller’s races, with DeviceId and the HQ fields (EmergencyContact, Phone)',
         params: raceIdParams,
-        response: { 200: z.array(runnerSchema) },
+        response: { 200: z.array(directorRunnerSchema) },
       },
     },
     async (request) => runners.listDirectorRunners(requireUser(request).id, request.params.raceId),
@@ -32,8 +33,8 @@ const directorRunnerRoutes: FastifyPluginAsyncZod<{ runners: RunnerService }> = 
         security,
         summary: 'Add a runner (BibNumber unique within the race, 409 otherwise)',
         params: raceIdParams,
-        body: runnerBodySchema,
-        response: { 201: runnerSchema },
+        body: directorRunnerBodySchema,
+        response: { 201: directorRunnerSchema },
       },
     },
     async (request, reply) => {
@@ -51,8 +52,8 @@ const directorRunnerRoutes: FastifyPluginAsyncZod<{ runners: RunnerService }> = 
         security,
         summary: 'Update a runner (body is the runner object; RunnerId/RaceId/DeviceId are ignored)',
         params: raceRunnerParams,
-        body: runnerBodySchema,
-        response: { 200: runnerSchema },
+        body: directorRunnerBodySchema,
+        response: { 200: directorRunnerSchema },
       },
     },
     async (request) => {

@@ -5,7 +5,7 @@ import { devices, runners } from '../db/schema';
 export type RunnerRow = typeof runners.$inferSelect;
 export type RunnerFields = Pick<
   typeof runners.$inferInsert,
-  'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age'
+  'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age' | 'emergencyContact' | 'phone'
 >;
 /** A runner with the device it holds (from devices.assigned_runner_id, the single source of truth). */
 export type RunnerWithDevice = RunnerRow & { deviceId: number | null; deviceName: string | null };
@@ -18,6 +18,8 @@ const runnerWithDevice = {
   bibNumber: runners.bibNumber,
   gender: runners.gender,
   age: runners.age,
+  emergencyContact: runners.emergencyContact,
+  phone: runners.phone,
   createdAt: runners.createdAt,
   deviceId: devices.id,
   deviceName: devices.name,

@@ -1,19 +1,25 @@
-import type { Gender, PublicRunner, Runner, RunnerInput } from '@racebeacon/domain';
+import type { Gender, PublicRunner, Runner } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
 import * as devicesRepo from '../devices/repository';
 import { conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
 import type { RaceService } from '../races/service';
+import type { DirectorRunner, DirectorRunnerInput } from './hq-fields';
 import * as repo from './repository';
 
-/** The parsed runner body (runnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body never reach here. */
-const toFields = (b: RunnerInput): repo.RunnerFields => ({
+/**
+ * The parsed runner body (directorRunnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body never reach here. The
+ * HQ fields are left out when absent (an edit keeps them; a create stores null).
+ */
+const toFields = (b: DirectorRunnerInput): repo.RunnerFields => ({
   firstName: b.FirstName,
   lastName: b.LastName,
   bibNumber: b.BibNumber,
   gender: b.Gender,
   age: b.Age,
+  ...(b.EmergencyContact !== undefined ? { emergencyContact: b.EmergencyContact } : {}),
+  ...(b.Phone !== undefined ? { phone: b.Phone } : {}),
 });
 
 /** The public shape: deliberately built field by field so no device detail can slip in. */
@@ -33,6 +39,11 @@ export function toRunner(r: repo.RunnerWithDevice): Runner {
   return { ...toPublicRunner(r), DeviceId: r.deviceId, DeviceName: r.deviceName };
 }
 
+/** The director's view: adds the HQ fields (emergency contact, phone), which no public shape carries. */
+export function toDirectorRunner(r: repo.RunnerWithDevice): DirectorRunner {
+  return { ...toRunner(r), EmergencyContact: r.emergencyContact, Phone: r.phone };
+}
+
 const duplicateBib = (bib: string) =>
   conflict(`Bib number ${bib} is already taken in this race.`, 'duplicate_bib');
 const runnerNotFound = (id: number) => notFound(`Runner ${id} was not found in this race.`);
@@ -50,9 +61,9 @@ export class RunnerService {
     return (await repo.listRunners(this.db, raceId)).map(toPublicRunner);
   }
 
-  async listDirectorRunners(directorId: string, raceId: number): Promise<Runner[]> {
+  async listDirectorRunners(directorId: string, raceId: number): Promise<DirectorRunner[]> {
     await this.races.getOwnedRace(directorId, raceId);
-    return (await repo.listRunners(this.db, raceId)).map(toRunner);
+    return (await repo.listRunners(this.db, raceId)).map(toDirectorRunner);
   }
 
   /** Bib numbers are unique per race: checked first for a clear message, and by the unique index under races. */
@@ -62,7 +73,7 @@ export class RunnerService {
     if (other && other.id !== exceptRunnerId) throw duplicateBib(bib);
   }
 
-  async createRunner(directorId: string, raceId: number, body: RunnerInput): Promise<Runner> {
+  async createRunner(directorId: string, raceId: number, body: DirectorRunnerInput): Promise<DirectorRunner> {
     await this.races.getOwnedRace(directorId, raceId);
     await this.ensureBibFree(raceId, body.BibNumber);
     let row;
@@ -73,15 +84,15 @@ export class RunnerService {
       throw err;
     }
     await this.events.raceChanged(raceId);
-    return toRunner({ ...row, deviceId: null, deviceName: null });
+    return toDirectorRunner({ ...row, deviceId: null, deviceName: null });
   }
 
   async updateRunner(
     directorId: string,
     raceId: number,
     runnerId: number,
-    body: RunnerInput,
-  ): Promise<Runner> {
+    body: DirectorRunnerInput,
+  ): Promise<DirectorRunner> {
     await this.races.getOwnedRace(directorId, raceId);
     await this.ensureBibFree(raceId, body.BibNumber, runnerId);
     try {
@@ -92,7 +103,7 @@ export class RunnerService {
       throw err;
     }
     await this.events.raceChanged(raceId);
-    return toRunner((await repo.findRunner(this.db, raceId, runnerId))!);
+    return toDirectorRunner((await repo.findRunner(this.db, raceId, runnerId))!);
   }
 
   /** Deleting a runner frees the device they held and closes its hand-over row, in one transaction. */

@@ -24,6 +24,9 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     PUBLIC_URL: 'http://localhost:3000',
     DEMO: 'off',
     LOG_LEVEL: 'silent',
+    // The alert sweep would load every running race into the live cache on its own schedule: tests run it
+    // themselves (AlertSweepJob.runOnce), or turn it on with ALERT_SWEEP_SECONDS.
+    ALERT_SWEEP_SECONDS: '0',
     ...env,
   });
   const database = await createTestDatabase(kind);

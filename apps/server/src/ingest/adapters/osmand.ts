@@ -1,4 +1,4 @@
-import { batteryStateFromPercent, type FixInput } from '../types';
+import { batteryStateFromPercent, type AlertInput, type FixInput } from '../types';
 import { deviceIdProblem, num } from '../validate';
 import { batchOrThrow, parseError, readBatch, type AdapterResult } from './contract';
 
@@ -65,27 +65,46 @@ export function readOsmandParams(params: Record<string, unknown>): AdapterResult
     return parseError('invalid_position', 'lat and lon are required.');
   const speedKnots = num(p.speed);
   const batt = num(p.batt);
-  return readBatch({
-    fixes: [
-      {
-        device: { trackingKey: key },
-        source: 'osmand',
-        fixTime: parseOsmandTime(p.timestamp),
-        lat,
-        lon,
-        altitude: num(p.altitude) ?? null,
-        speed: speedKnots === undefined ? null : speedKnots * KNOTS_TO_MS,
-        batteryPercent: batt ?? null,
-        batteryState: batteryStateFromPercent(batt),
-      },
-    ],
-  });
+  const fix: FixInput = {
+    device: { trackingKey: key },
+    source: 'osmand',
+    fixTime: parseOsmandTime(p.timestamp),
+    lat,
+    lon,
+    altitude: num(p.altitude) ?? null,
+    speed: speedKnots === undefined ? null : speedKnots * KNOTS_TO_MS,
+    batteryPercent: batt ?? null,
+    batteryState: batteryStateFromPercent(batt),
+  };
+  return readBatch({ fixes: [fix], alerts: alarmsOf([[p.alarm, fix]]) });
+}
+
+/**
+ * Traccar Client's SOS: the Android/iOS client's SOS shortcut sends its position with `alarm=sos` (query or form
+ * parameter, as Traccar's OsmAnd decoder reads it); Traccar Client 9 puts `extras: {alarm: 'sos'}` on the location
+ * of its JSON body. Other alarm values are not alerts of ours.
+ */
+function alarmsOf(pairs: [unknown, FixInput][]): AlertInput[] {
+  const out: AlertInput[] = [];
+  for (const [alarm, fix] of pairs) {
+    if (typeof alarm !== 'string' || alarm.trim().toLowerCase() !== 'sos') continue;
+    out.push({
+      device: fix.device,
+      kind: 'sos',
+      at: fix.fixTime,
+      message: null,
+      lat: fix.lat,
+      lon: fix.lon,
+    });
+  }
+  return out;
 }
 
 interface TraccarLocation {
   timestamp?: unknown;
   coords?: { latitude?: unknown; longitude?: unknown; altitude?: unknown; speed?: unknown };
   battery?: { level?: unknown; is_charging?: unknown };
+  extras?: { alarm?: unknown };
 }
 
 /** Traccar Client 9+ (flutter_background_geolocation): {device_id, location:{timestamp, coords, battery}}; a
@@ -116,7 +135,7 @@ export function readTraccarJson(body: Record<string, unknown>): AdapterResult {
       batteryState: batteryStateFromPercent(percent),
     };
   });
-  return readBatch({ fixes });
+  return readBatch({ fixes, alerts: alarmsOf(list.map((l, i) => [l!.extras?.alarm, fixes[i]])) });
 }
 
 /** The fixes of one OsmAnd request and the tracking key they were sent with. */

@@ -1,0 +1,30 @@
+import fp from 'fastify-plugin';
+import { acceptEmptyJsonBodies } from '../platform/json-body';
+import alertRoutes from './routes';
+import { AlertService } from './service';
+import { AlertStreamHub } from './stream';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Race HQ alerts: raised by device messages (ingestion) and the sweep job, acted on through the API. */
+    alerts: AlertService;
+  }
+}
+
+/** Race HQ: the alert service (ingestion and the sweep job raise through it), its routes and the HQ streams. */
+export default fp(
+  async (app) => {
+    const alerts = new AlertService({ db: app.db, events: app.events, log: app.log });
+    app.decorate('alerts', alerts);
+    const hub = new AlertStreamHub({ bus: app.events, load: (id) => alerts.getAlert(id), log: app.log });
+    // Open streams would keep the HTTP server from closing: end them first (graceful shutdown).
+    app.addHook('preClose', async () => hub.close());
+    app.addHook('onClose', async () => hub.close());
+    await app.register(async (scope) => {
+      // An acknowledge or resolve without a note may come with an empty JSON body.
+      acceptEmptyJsonBodies(scope);
+      await scope.register(alertRoutes, { alerts, hub });
+    });
+  },
+  { name: 'alerts', dependencies: ['events'] },
+);

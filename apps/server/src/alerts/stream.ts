@@ -1,0 +1,108 @@
+import type { ServerResponse } from 'node:http';
+import type { Alert } from '@racebeacon/domain';
+import type { EventBus, LiveEvent } from '../events/bus';
+
+/**
+ * The race HQ live stream (text/event-stream, read by the web with fetch streaming since it carries a bearer
+ * token): on connect one `alerts` event with the race's open and acknowledged alerts, then one `alert` event per
+ * change of an alert of that race — raised, refreshed, acknowledged, resolved — whichever process made it (the bus's
+ * `alert-changed`), and a comment line every `heartbeatMs`. An alert is read from the database once per process
+ * and change, however many viewers.
+ */
+
+export interface AlertStreamHubOptions {
+  bus: EventBus;
+  /** The alert as the API shows it, or null when it is gone. */
+  load(alertId: number): Promise<Alert | null>;
+  log: { warn(obj: unknown, msg?: string): void };
+  heartbeatMs?: number;
+  /** A viewer whose unsent output exceeds this is dropped (the web reconnects and gets the current list). */
+  maxBufferedBytes?: number;
+}
+
+const encode = (event: string, data: unknown) =>
+  Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+
+export class AlertStreamHub {
+  private readonly viewers = new Map<number, Set<ServerResponse>>();
+  private readonly unsubscribe: () => void;
+  private readonly heartbeat: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly opts: AlertStreamHubOptions) {
+    this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
+    this.heartbeat = setInterval(() => this.beat(), opts.heartbeatMs ?? 15_000);
+    this.heartbeat.unref();
+  }
+
+  /** Takes over the response: headers, the current alerts, then every change until the viewer leaves. */
+  open(raceId: number, res: ServerResponse, current: Alert[]): void {
+    if (this.closed) {
+      res.writeHead(503).end();
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    let set = this.viewers.get(raceId);
+    if (!set) this.viewers.set(raceId, (set = new Set()));
+    set.add(res);
+    const leave = () => {
+      const s = this.viewers.get(raceId);
+      s?.delete(res);
+      if (s && !s.size) this.viewers.delete(raceId);
+    };
+    res.on('close', leave);
+    res.on('error', leave);
+    res.write(Buffer.from('retry: 3000\n\n'));
+    res.write(encode('alerts', current));
+  }
+
+  viewerCount(raceId?: number): number {
+    if (raceId !== undefined) return this.viewers.get(raceId)?.size ?? 0;
+    let n = 0;
+    for (const s of this.viewers.values()) n += s.size;
+    return n;
+  }
+
+  /** Ends every stream (before the HTTP server closes). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    clearInterval(this.heartbeat);
+    for (const set of this.viewers.values()) for (const res of set) res.end();
+    this.viewers.clear();
+  }
+
+  private onEvent(e: LiveEvent) {
+    if (this.closed || e.type !== 'alert-changed' || e.raceId === null) return;
+    if (!this.viewers.has(e.raceId)) return;
+    const raceId = e.raceId;
+    this.opts
+      .load(e.alertId)
+      .then((alert) => {
+        if (alert && alert.RaceId === raceId) this.broadcast(raceId, encode('alert', alert));
+      })
+      .catch((err: unknown) => this.opts.log.warn({ err, alertId: e.alertId }, 'HQ stream: alert not read'));
+  }
+
+  private broadcast(raceId: number, message: Buffer) {
+    const max = this.opts.maxBufferedBytes ?? 1024 * 1024;
+    for (const res of this.viewers.get(raceId) ?? []) {
+      if (res.writableLength > max) {
+        res.destroy();
+        continue;
+      }
+      res.write(message);
+    }
+  }
+
+  private beat() {
+    const line = Buffer.from(`: heartbeat ${Date.now()}\n\n`);
+    for (const set of this.viewers.values()) for (const res of set) res.write(line);
+  }
+}
