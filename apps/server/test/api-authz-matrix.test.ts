@@ -37,6 +37,14 @@ const ownerOnly = (ok = 200): Expect => ({
   admin: 404,
   owner: ok,
 });
+/** Race HQ: the race's director and admins; another director sees 404. */
+const ownerOrAdmin = (ok = 200): Expect => ({
+  ...BAD_TOKENS,
+  anonymous: 401,
+  other: 404,
+  admin: ok,
+  owner: ok,
+});
 /** Director call on the caller's own things: any signed-in user. */
 const signedIn = (ok = 200): Expect => ({ ...BAD_TOKENS, anonymous: 401, other: ok, admin: ok, owner: ok });
 const adminOnly = (ok = 200): Expect => ({
@@ -189,6 +197,39 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       body: gpxUpload,
       expect: ownerOnly(201),
     },
+    {
+      name: 'race alerts',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/alerts?state=open`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'race alert log',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/alerts/log`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'race alert settings',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/alert-settings`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'set race alert settings',
+      method: 'PUT',
+      url: () => `/api/director/races/${A}/alert-settings`,
+      body: json({ NoMovementMinutes: 45 }),
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'acknowledge an unknown alert',
+      method: 'POST',
+      url: () => '/api/director/alerts/2147483647/acknowledge',
+      body: json({ Note: 'x' }),
+      expect: { ...ownerOrAdmin(404) },
+    },
+    { name: 'all alerts', method: 'GET', url: () => '/api/admin/alerts', expect: adminOnly() },
     {
       name: 'available devices',
       method: 'GET',
