@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   clusterNode,
@@ -71,22 +72,26 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
         },
         runners: race.runners,
         firstFixMs: Date.now() - 20 * 60_000,
-        pauseMs: 100,
+        // About 100 pings per device: /positions shows each runner's newest 100, compared with the table below.
+        pauseMs: 300,
         retryMs: 200,
         position: (k) => pointAlong(100 + k * 10),
       });
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       const rounds: string[] = [];
+      const events: string[] = [];
       try {
         for (let round = 0; round < 3; round++) {
           await sleep(3000);
           const victim = nodes[round];
           const before = load.stats.acked.length;
           await victim.kill();
+          events.push(`${victim.name} killed at ${Date.now()}`);
           await sleep(1000);
           const restartAt = Date.now();
           await victim.start();
           // Back in rotation once HAProxy's health check has seen it ready twice.
+          events.push(`${victim.name} ready at ${Date.now()}`);
           const back = await waitUntil(
             async () => {
               const res = await fetch(`${lb!.url}/api/ready`);
@@ -108,16 +113,57 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
       }
       const { acked, attempts, refused } = load.stats;
       const missing = await missingAcked(database.url!, acked);
+      // Every process's live state (what its viewers are shown) against the table: a fix stored and acked by a process
+      // killed before it told the others (its NOTIFY) would be missing on them.
+      await new Promise((r) => setTimeout(r, 2000));
+      const c = new pg.Client({ connectionString: database.url! });
+      await c.connect();
+      const stored = await c
+        .query<{ runner_id: number; ms: string }>(
+          `SELECT runner_id, ms FROM (
+           SELECT runner_id, (extract(epoch FROM fix_time) * 1000)::bigint::text AS ms,
+                  row_number() OVER (PARTITION BY runner_id ORDER BY fix_time DESC) AS k
+           FROM positions WHERE race_id = $1) newest
+         WHERE k <= 100`,
+          [race.raceId],
+        )
+        .finally(() => c.end());
+      const liveMissing: string[] = [];
+      let liveMissingTotal = 0;
+      const lostDetail: string[] = [];
+      for (const node of nodes) {
+        const res = await fetch(`${node.url}/api/open/races/${race.raceId}/positions`);
+        const trails = (await res.json()) as { RunnerId: number; Trail: [number, number, number][] }[];
+        const shown = new Set(trails.flatMap((r) => r.Trail.map((p) => `${r.RunnerId}:${p[0]}`)));
+        const lost = stored.rows.filter((r) => !shown.has(`${r.runner_id}:${r.ms}`));
+        liveMissing.push(`${node.name} ${lost.length}`);
+        liveMissingTotal += lost.length;
+        for (const r of lost) {
+          const a = acked.find((x) => x.runnerId === r.runner_id && String(x.t) === r.ms);
+          const i = race.runners.findIndex((x) => x.runnerId === r.runner_id);
+          const via = a?.by ?? (i % 2 ? nodes[(i >> 1) % 3].name : '?');
+          lostDetail.push(
+            `${node.name} lacks runner ${r.runner_id} fix ${r.ms} acked by ${via} at ${a?.at ?? '?'}`,
+          );
+        }
+      }
       const byNode = new Map<string, number>();
       for (const a of acked) byNode.set(a.by ?? 'direct', (byNode.get(a.by ?? 'direct') ?? 0) + 1);
       console.log(
         `load and kill: ${acked.length} pings acked by 50 devices over 3 kill -9 rounds ` +
           `(${attempts} attempts; not acked: ${[...refused].map(([s, n]) => `${s || 'conn'}×${n}`).join(', ') || 'none'}; ` +
           `acked through the balancer per process, and directly: ${[...byNode].map(([k, n]) => `${k} ${n}`).join(', ')}); ` +
-          `acked-but-missing rows: ${missing.length}; ${rounds.join('; ')}`,
+          `acked-but-missing rows: ${missing.length}; ${rounds.join('; ')}; ` +
+          `stored fixes missing from each process's live state (of the newest ${stored.rowCount}): ${liveMissing.join(', ')}`,
       );
       expect(acked.length).toBeGreaterThan(0);
       expect(missing).toEqual([]);
+      // Every process's live state should show every stored fix. Printed, not asserted yet: seen once in five runs
+      // (3 fixes missing on one survivor, with the other cluster tests running alongside). Probable cause, not yet
+      // confirmed: ingest answers a ping before its NOTIFY is sent (ingest/pipeline.ts publishes, pg-bus.ts flushes
+      // on a later turn), so a process killed in between leaves the others without the fix. Assert
+      // liveMissingTotal === 0 once the NOTIFY goes out with the commit.
+      if (liveMissingTotal) console.log([...events, ...lostDetail].join('\n'));
     }, 150_000);
   },
 );

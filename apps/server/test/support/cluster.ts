@@ -238,6 +238,8 @@ export interface AckedPing {
   t: number;
   /** Who answered 200 (X-Served-By through the balancer). */
   by: string | null;
+  /** When the ack arrived (ms since epoch). */
+  at: number;
 }
 
 export interface DeviceLoadStats {
@@ -289,7 +291,7 @@ export function deviceLoad(opts: {
         }
         opts.onAnswer?.(status, runner);
         if (status === 200) {
-          stats.acked.push({ deviceId: runner.deviceId, runnerId: runner.runnerId, t, by });
+          stats.acked.push({ deviceId: runner.deviceId, runnerId: runner.runnerId, t, by, at: Date.now() });
           break;
         }
         stats.refused.set(status, (stats.refused.get(status) ?? 0) + 1);
