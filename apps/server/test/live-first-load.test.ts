@@ -302,12 +302,12 @@ describe.each(dbKinds)('first live load of a race while pings flow, one server r
       // The embedded database in a data directory, as a real install (one process at a time opens it).
       dataDir = await mkdtemp(path.join(os.tmpdir(), 'rb-first-load-'));
       const seeding = await openDatabase({ dataDir });
-      race = await seedLiveRace(seeding.db, { runners: RUNNERS, clockStartMs });
+      race = await seedLiveRace(seeding.db, { runners: RUNNERS, clockStartMs, expectedIntervalS: 600 });
       await seeding.close();
       dbEnv = { DATA_DIR: dataDir };
     } else {
       database = await createTestDatabase('postgres');
-      race = await seedLiveRace(database.db, { runners: RUNNERS, clockStartMs });
+      race = await seedLiveRace(database.db, { runners: RUNNERS, clockStartMs, expectedIntervalS: 600 });
       dbEnv = { DATABASE_URL: database.url! };
     }
     pinger = new Pinger(race, Math.floor((Date.now() - 3 * 60_000) / 1000) * 1000);
@@ -370,7 +370,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
 
     beforeAll(async () => {
       a = await createTestApp('postgres');
-      race = await seedLiveRace(a.app.db, { runners: RUNNERS, clockStartMs: Date.now() - 60 * 60_000 });
+      race = await seedLiveRace(a.app.db, {
+        runners: RUNNERS,
+        clockStartMs: Date.now() - 60 * 60_000,
+        expectedIntervalS: 600,
+      });
       await a.app.listen({ port: 0, host: '127.0.0.1' });
       aUrl = `http://127.0.0.1:${(a.app.server.address() as AddressInfo).port}`;
       pinger = new Pinger(race, Math.floor((Date.now() - 3 * 60_000) / 1000) * 1000);

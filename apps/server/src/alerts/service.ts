@@ -11,7 +11,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client';
 import type { EventBus } from '../events/bus';
-import { conflict, notFound } from '../lib/errors';
+import { badRequest, conflict, notFound } from '../lib/errors';
 import { isoOrNull } from '../lib/time';
 import type { AuthUser } from '../types';
 import * as repo from './repository';
@@ -156,7 +156,11 @@ export class AlertService {
 
   async putSettings(user: AuthUser, raceId: number, settings: AlertSettings): Promise<AlertSettings> {
     await this.raceFor(user, raceId);
-    const value = { ...settings, HelpKeyword: settings.HelpKeyword ? settings.HelpKeyword : null };
+    const keyword = settings.HelpKeyword ? settings.HelpKeyword : null;
+    // A lone surrogate is no text (jsonb refuses it): a 400, not a failure of ours.
+    if (keyword !== null && Buffer.from(keyword, 'utf8').toString('utf8') !== keyword)
+      throw badRequest('HelpKeyword is not valid Unicode text.', 'validation_error');
+    const value = { ...settings, HelpKeyword: keyword };
     await repo.saveRaceSettings(this.db, raceId, value);
     // The leaderboard's stale threshold follows LostSignalFactor: live viewers get the race rebuilt.
     await this.opts.events

@@ -60,6 +60,8 @@ export interface SeedOptions {
   clockStartMs?: number;
   /** Appended to tracking keys so several races in one database do not collide. */
   keyPrefix?: string;
+  /** The devices' own expected reporting interval (s): the leaderboard calls a runner stale after 3 × this. */
+  expectedIntervalS?: number;
 }
 
 export async function seedLiveRace(db: Db, opts: SeedOptions): Promise<SeededRace> {
@@ -118,6 +120,7 @@ export async function seedLiveRace(db: Db, opts: SeedOptions): Promise<SeededRac
           trackingKey: `${prefix}-key-${r.bib}`,
           raceId: race.id,
           assignedRunnerId: r.id,
+          expectedIntervalS: opts.expectedIntervalS ?? null,
         })),
       )
       .returning({ id: devices.id, key: devices.trackingKey, runnerId: devices.assignedRunnerId });
