@@ -26,7 +26,7 @@ describe.each(dbKinds)('live race clock: start and end through the director endp
 
   beforeAll(async () => {
     t = await createTestApp(kind);
-    race = await seedLiveRace(t.app.db, { runners: 2, clockStartMs: startTime });
+    race = await seedLiveRace(t.app.db, { runners: 2, clockStartMs: startTime, expectedIntervalS: 600 });
     // Approved but not started yet: StartTime lies in the past (the director presses Start late).
     await t.app.db
       .update(races)
