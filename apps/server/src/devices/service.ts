@@ -24,7 +24,8 @@ export function toDevice(d: repo.DeviceRow): Device {
   return {
     DeviceId: d.id,
     Name: d.name,
-    BatteryState: d.batteryState ?? (d.batteryPercent === null ? null : `${Math.round(d.batteryPercent)}%`),
+    // A percentage says more than a word: 81 % and 16 % are both "LOW" or "GOOD" to some devices.
+    BatteryState: d.batteryPercent !== null ? `${Math.round(d.batteryPercent)}%` : d.batteryState,
     LastPingTime: isoOrNull(d.lastPingTime),
     RaceId: d.raceId,
     AssignedRunnerId: d.assignedRunnerId,
