@@ -2,7 +2,8 @@ import { prepareCourse } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { LiveEvent } from '../events/bus';
 import { notFound } from '../lib/errors';
-import { RaceLive, type LiveFix } from './race-live';
+import { RaceLive } from './race-live';
+import type { LiveFix } from './runner-live';
 import { findCourseGeometry, findLiveRace, listLiveRunners, listRaceFixes } from './repository';
 
 /** One race's live state in memory, with what its viewers were sent. */

@@ -2,61 +2,38 @@ import { randomBytes } from 'node:crypto';
 import {
   addFix,
   alertHistoryWindowMs,
-  expectedIntervalMs,
-  type AlertFix,
   type AlertSettings,
-  type DeviceSource,
-  type RunnerAlertInput,
   buildLeaderboard,
   computeRunnerState,
   emptyRunnerState,
-  type Fix,
   type LeaderboardRow,
   type LeaderboardRunner,
-  type MatchOptions,
   type PreparedCourse,
   type RaceClock,
   type RunnerPositions,
-  type RunnerState,
   type TrailPoint,
 } from '@racebeacon/domain';
-import { settingsOf } from '../alerts/service';
+import { settingsOf } from '../alerts/settings';
 import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './repository';
+import {
+  alertSubjectOf,
+  batteryLabel,
+  hasBattery,
+  newRunnerLive,
+  rowWithoutCourse,
+  upperBound,
+  withRunnerStaleness,
+  type BatteryReading,
+  type LiveFix,
+  type RunnerAlertSubject,
+  type RunnerLive,
+} from './runner-live';
 
 /**
  * One race's live state in memory: the prepared course, each runner's fixes in time order and matched state.
- * Pure bookkeeping over the domain functions; the service feeds it from the database and the event bus.
+ * Pure bookkeeping over the domain functions; the service feeds it from the database and the event bus. What is
+ * decided per runner (their stale threshold and status, battery, alert input) is in `runner-live.ts`.
  */
-
-export interface LiveFix extends Fix {
-  batteryPercent: number | null;
-  batteryState: string | null;
-}
-
-/** A battery level, from a fix or reported on its own. */
-export type BatteryReading = Pick<LiveFix, 'batteryPercent' | 'batteryState'>;
-
-interface RunnerLive {
-  info: LiveRunnerRow;
-  fixes: LiveFix[];
-  state: RunnerState | null;
-  /** The leaderboard's battery label, and the time of the reading it shows (-Infinity: the device row's). */
-  batteryState: string | null;
-  batteryAt: number;
-  /** The newest battery reading itself (the alert rules read the percentage or LOW). */
-  battery: BatteryReading;
-  /** How often the runner's device is expected to report (its own setting or its source's), ms. */
-  expectedMs: number;
-  /** The matcher's options for this runner: stale after LostSignalFactor × expectedMs. */
-  opts: Partial<MatchOptions>;
-}
-
-/** One runner as the alert sweep reads it. */
-export interface RunnerAlertSubject {
-  runnerId: number;
-  deviceId: number | null;
-  input: RunnerAlertInput;
-}
 
 export interface RaceLiveInput {
   race: LiveRaceRow;
@@ -117,26 +94,8 @@ export class RaceLive {
       stopMs: input.race.clockStoppedAt?.getTime() ?? null,
     };
     this.settings = settingsOf(input.race.alertSettings);
-    for (const info of input.runners) {
-      // Stale (and lost signal) after k × the device's expected interval, not one threshold for every tracker.
-      const expectedMs = expectedIntervalMs(
-        (info.deviceSource ?? 'osmand') as DeviceSource,
-        info.expectedIntervalS ?? null,
-      );
-      this.runners.set(info.id, {
-        info,
-        fixes: [],
-        state: null,
-        batteryState: batteryLabel(info),
-        batteryAt: -Infinity,
-        battery: { batteryPercent: info.batteryPercent, batteryState: info.batteryState },
-        expectedMs,
-        opts: {
-          offCourseMeters: input.offCourseM,
-          staleAfterMs: Math.round(this.settings.LostSignalFactor * expectedMs),
-        },
-      });
-    }
+    for (const info of input.runners)
+      this.runners.set(info.id, newRunnerLive(info, input.offCourseM, this.settings.LostSignalFactor));
     for (const f of input.fixes) {
       const r = this.runners.get(f.runnerId);
       if (r)
@@ -233,7 +192,12 @@ export class RaceLive {
           state: r.state ?? emptyRunnerState(),
         });
       }
-      rows = this.withRunnerStaleness(buildLeaderboard(input, this.course, this.clock, nowMs), nowMs);
+      rows = withRunnerStaleness(
+        buildLeaderboard(input, this.course, this.clock, nowMs),
+        this.runners,
+        this.clock,
+        nowMs,
+      );
     } else {
       rows = this.rowsWithoutCourse();
     }
@@ -242,111 +206,24 @@ export class RaceLive {
   }
 
   /**
-   * The leaderboard refreshes statuses with one stale threshold for everyone; a runner is stale after k × their own
-   * device's expected interval (a SPOT every 2.5 min, an inReach every 10 min, a phone every minute), so the racing
-   * statuses are decided again here with the runner's threshold — the matcher's rule, the runner's number.
-   */
-  private withRunnerStaleness(rows: LeaderboardRow[], nowMs: number): LeaderboardRow[] {
-    const clockNow = this.clock.stopMs !== null ? Math.min(nowMs, this.clock.stopMs) : nowMs;
-    return rows.map((row) => {
-      if (row.Status !== 'racing' && row.Status !== 'stale' && row.Status !== 'off-course') return row;
-      const r = this.runners.get(row.RunnerId);
-      const last = r?.state?.lastFix;
-      if (!r || !last) return row;
-      const staleAfter = r.opts.staleAfterMs ?? Infinity;
-      const Status =
-        clockNow - last.t > staleAfter ? 'stale' : r.state!.isOffCourse ? 'off-course' : 'racing';
-      return Status === row.Status ? row : { ...row, Status };
-    });
-  }
-
-  /**
-   * Every runner as the alert rules read them at `nowMs`: their leaderboard status, the fixes of the rules' history
-   * window with the matcher's progress and off-course verdict for each, the newest fix, battery and the device's
-   * expected interval. Without a course, nobody is placed: only battery and lost signal can be told.
+   * Every runner as the alert rules read them at `nowMs` (see `alertSubjectOf`). Without a course, nobody is placed:
+   * only battery and lost signal can be told.
    */
   alertSubjects(nowMs: number): RunnerAlertSubject[] {
-    const statuses = new Map(this.leaderboard(nowMs).map((row) => [row.RunnerId, row.Status]));
-    const running = this.clock.startMs !== null && this.clock.stopMs === null;
-    const since = nowMs - alertHistoryWindowMs(this.settings);
-    const waypointDistancesM = this.course ? this.course.waypoints.map((w) => w.distanceM) : [];
-    const out: RunnerAlertSubject[] = [];
-    for (const r of this.runners.values()) {
-      const state = r.state;
-      const progress = new Map<number, number>();
-      for (const p of state?.progress ?? []) progress.set(p.t, p.distanceM);
-      const pendingT = state?.pendingJump?.t;
-      const start = this.clock.startMs ?? Infinity;
-      const fixes: AlertFix[] = [];
-      for (let i = upperBound(r.fixes, since); i < r.fixes.length; i++) {
-        const f = r.fixes[i];
-        const progressM = progress.get(f.t) ?? null;
-        fixes.push({
-          t: f.t,
-          lat: f.lat,
-          lon: f.lon,
-          progressM,
-          offCourse: !!this.course && f.t >= start && progressM === null && f.t !== pendingT,
-        });
-      }
-      const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
-      // Without a course the leaderboard places nobody: a runner seen since the start is racing for these rules.
-      const status = this.course
-        ? (statuses.get(r.info.id) ?? 'not-started')
-        : running && last && last.t >= start
-          ? 'racing'
-          : 'not-started';
-      const b = r.battery;
-      out.push({
-        runnerId: r.info.id,
-        deviceId: r.info.deviceId ?? null,
-        input: {
-          status,
-          racing: running && status !== 'not-started' && status !== 'finished',
-          expectedIntervalMs: r.expectedMs,
-          fixes,
-          lastFix: last ? { t: last.t, lat: last.lat, lon: last.lon } : null,
-          batteryPercent: b.batteryPercent ?? null,
-          batteryLow: (b.batteryState ?? '').toUpperCase() === 'LOW',
-          waypointDistancesM,
-        },
-      });
-    }
-    return out;
+    const context = {
+      clock: this.clock,
+      hasCourse: !!this.course,
+      running: this.clock.startMs !== null && this.clock.stopMs === null,
+      since: nowMs - alertHistoryWindowMs(this.settings),
+      waypointDistancesM: this.course ? this.course.waypoints.map((w) => w.distanceM) : [],
+      statuses: new Map(this.leaderboard(nowMs).map((row) => [row.RunnerId, row.Status])),
+    };
+    return [...this.runners.values()].map((r) => alertSubjectOf(r, context));
   }
 
   /** Without a course nobody can be placed or ranked; the map still shows where runners are. */
   private rowsWithoutCourse(): LeaderboardRow[] {
-    const rows: LeaderboardRow[] = [];
-    for (const r of this.runners.values()) {
-      const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
-      rows.push({
-        Rank: null,
-        RunnerId: r.info.id,
-        BibNumber: r.info.bibNumber,
-        FirstName: r.info.firstName,
-        LastName: r.info.lastName,
-        Gender: r.info.gender === 'F' ? 'F' : 'M',
-        Age: r.info.age,
-        Status: 'not-started',
-        DistanceKm: null,
-        Percent: null,
-        ElapsedSeconds: null,
-        PaceSecondsPerKm: null,
-        EtaFinish: null,
-        FinishTime: null,
-        LastPingTime: last ? new Date(last.t).toISOString() : null,
-        Latitude: last?.lat ?? null,
-        Longitude: last?.lon ?? null,
-        BatteryState: r.batteryState,
-        GapSeconds: null,
-        GapKm: null,
-        NextWaypoint: null,
-        NextWaypointKm: null,
-        EtaNextWaypoint: null,
-      });
-    }
-    return rows;
+    return [...this.runners.values()].map(rowWithoutCourse);
   }
 
   /**
@@ -386,23 +263,4 @@ export class RaceLive {
     }
     return out;
   }
-}
-
-const hasBattery = (b: BatteryReading) => !!b.batteryState || b.batteryPercent !== null;
-
-function batteryLabel(b: BatteryReading): string | null {
-  if (b.batteryPercent !== null && b.batteryPercent !== undefined) return `${Math.round(b.batteryPercent)}%`;
-  return b.batteryState ?? null;
-}
-
-/** First index whose fix time is greater than t. */
-function upperBound(fixes: { t: number }[], t: number): number {
-  let lo = 0;
-  let hi = fixes.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (fixes[mid].t <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

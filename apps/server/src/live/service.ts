@@ -8,7 +8,7 @@ import {
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { RaceCache, type RaceEntry } from './race-cache';
-import type { LiveFix, RunnerAlertSubject } from './race-live';
+import type { LiveFix, RunnerAlertSubject } from './runner-live';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
 import { SseHub, streamClientKey } from './sse-hub';
 import { StreamAdmission } from './stream-admission';
