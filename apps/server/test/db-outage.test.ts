@@ -114,6 +114,9 @@ describe('database outage on PostgreSQL (private cluster)', () => {
       PUBLIC_URL: 'http://localhost:3000',
       DEMO: 'off',
       LOG_LEVEL: 'info',
+      // No alert sweep: it would load the race's live state before the outage, and a live read served from memory
+      // answers 200 while the database is down (right for spectators, but not the 503 path this test exercises).
+      ALERT_SWEEP_SECONDS: '0',
     });
     // Every log line of the app, parsed, to count what an outage writes.
     const stream = { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) };
