@@ -16,6 +16,7 @@ import { actorOf, toAlert, toLogEntry } from './api-shape';
 import { alertFromDeviceMessage, type DeviceAlertMessage } from './device-messages';
 import * as repo from './repository';
 import { settingsOf } from './settings';
+import { listUnraisedDeviceAlerts } from './reconcile';
 import { applySweepTransitions } from './sweep';
 
 const raceNotFound = (id: number) => notFound(`Race ${id} was not found.`);
@@ -167,6 +168,17 @@ export class AlertService {
   /** A device message ingestion recorded (SOS, HELP, their cancels, a help keyword): see `alertFromDeviceMessage`. */
   async fromDevice(m: DeviceAlertMessage): Promise<number | null> {
     return alertFromDeviceMessage(this.writer, (raceId) => this.raceSettings(raceId), m);
+  }
+
+  /**
+   * Raises the device SOS/HELP messages of the last 24 h that no HQ alert covers (raising them failed after they
+   * were stored): see `listUnraisedDeviceAlerts`. Returns how many were raised or refreshed.
+   */
+  async reconcileDeviceAlerts(nowMs: number): Promise<number> {
+    let n = 0;
+    for (const m of await listUnraisedDeviceAlerts(this.db, nowMs))
+      if ((await this.fromDevice(m)) !== null) n++;
+    return n;
   }
 
   /** Applies one sweep of a race's transitions: see `applySweepTransitions`. */

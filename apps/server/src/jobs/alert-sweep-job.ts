@@ -21,7 +21,7 @@ export interface AlertSweepJobOptions {
 }
 
 /**
- * The self-clearing alerts (no-movement, lost-signal, low-battery, off-course): every race whose clock runs is
+ * First the reconciliation of device SOS/HELP messages stored without their HQ alert. Then the self-clearing alerts (no-movement, lost-signal, low-battery, off-course): every race whose clock runs is
  * swept every `everyMs` — each runner evaluated by the domain's rules on the live state (the runner's recent fixes
  * as the course matcher placed them, battery, the device's expected interval), and the result applied: new
  * conditions raised, those still holding refreshed, cleared ones resolved. One process of the cluster runs it (the
@@ -38,7 +38,11 @@ export class AlertSweepJob implements Job {
   }
 
   async runOnce(signal?: AbortSignal): Promise<void> {
-    const { db, live, alerts } = this.opts;
+    const { db, live, alerts, log } = this.opts;
+    // A device SOS/HELP stored while raising its HQ alert failed is raised here (see listUnraisedDeviceAlerts).
+    const reconciled = await alerts.reconcileDeviceAlerts(this.now());
+    if (reconciled)
+      log.warn({ reconciled }, 'race HQ: raised device alerts that had not been raised when stored');
     for (const raceId of await listRunningRaceIds(db)) {
       if (signal?.aborted) return;
       const nowMs = this.now();
