@@ -60,3 +60,24 @@ export async function storeAlert(
     at: iso(r.at),
   };
 }
+
+/** The device a reference names and the race and runner holding it at `at`; null for an unknown device. */
+export async function deviceHolderAt(
+  db: DbOrTx,
+  device: AlertInput['device'],
+  at: Date,
+): Promise<{ deviceId: number; raceId: number | null; runnerId: number | null } | null> {
+  const res = await rows(
+    db,
+    sql`WITH dev AS (SELECT ${deviceIdOf(device)} AS id, ${at.toISOString()}::timestamptz AS t)
+        SELECT dev.id, h.race_id, h.runner_id
+        FROM dev LEFT JOIN LATERAL ${holderAt('dev.id', 'dev.t')} h ON true
+        WHERE dev.id IS NOT NULL`,
+  );
+  if (!res.length) return null;
+  return {
+    deviceId: Number(res[0].id),
+    raceId: numOrNull(res[0].race_id),
+    runnerId: numOrNull(res[0].runner_id),
+  };
+}

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
-import { storeAlert, type StoredAlert } from './alert-repository';
+import { deviceHolderAt, storeAlert, type StoredAlert } from './alert-repository';
 import { storeBattery } from './battery-repository';
 import { deviceExists, storeFixes } from './fix-repository';
 import { GroupCommitter } from './group-commit';
@@ -60,6 +60,11 @@ export interface PipelineOptions {
    * HQ raises its SOS and HELP alerts here, within the device's request. A failure is logged, never the sender's.
    */
   onAlert?: (alert: StoredAlert & Pick<AlertInput, 'message' | 'lat' | 'lon'>) => Promise<unknown>;
+  /**
+   * Told of a free-text device message (an inReach text) sent by a device a race holds: race HQ raises a help
+   * alert when it has the race's help keyword. Texts are not stored; a failure is logged, never the sender's.
+   */
+  onText?: (text: StoredAlert & Pick<AlertInput, 'message' | 'lat' | 'lon'>) => Promise<unknown>;
 }
 
 /**
@@ -159,6 +164,20 @@ export class IngestPipeline {
       }
     }
     return stored;
+  }
+
+  /** Hands a free-text message of a device held by a race to `onText` (nothing is stored). */
+  async recordText(m: AlertInput): Promise<void> {
+    const { onText, db, log } = this.opts;
+    if (!onText || !m.message || alertTimeProblem(m, Date.now())) return;
+    try {
+      const holder = await deviceHolderAt(db, m.device, m.at);
+      if (!holder?.raceId) return;
+      const at = m.at.toISOString();
+      await onText({ ...holder, id: 0, kind: 'message', at, message: m.message, lat: m.lat, lon: m.lon });
+    } catch (err) {
+      log.error({ err, device: m.device }, 'race HQ: a device text message not checked for the help keyword');
+    }
   }
 
   /**

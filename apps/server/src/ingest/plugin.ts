@@ -30,6 +30,8 @@ export default fp(
       pool: database.kind === 'postgres' ? database.pool : undefined,
       // Race HQ: an SOS or HELP becomes an open alert within the device's request.
       onAlert: app.hasDecorator('alerts') ? (a) => app.alerts.fromDevice(a) : undefined,
+      // An inReach text with the race's help keyword becomes an open help alert.
+      onText: app.hasDecorator('alerts') ? (m) => app.alerts.fromDevice(m) : undefined,
     });
     const service = new IngestService({ pipeline, limiter: new IngestRateLimiter(), log: app.log });
     app.decorate('ingest', service);

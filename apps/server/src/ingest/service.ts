@@ -108,6 +108,8 @@ export class IngestService {
       }
     }
     if (alertErrors.length && alertErrors.length === batch.alerts.length) throw alertErrors[0];
+    // Texts are no alerts of the device (not counted): race HQ looks for the help keyword in them.
+    for (const m of batch.texts ?? []) await pipeline.recordText(m);
 
     const batteries: BatteryOutcome[] = [];
     let batteriesLimited = 0;

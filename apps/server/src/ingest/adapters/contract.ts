@@ -12,6 +12,11 @@ export interface DeviceBatch {
   batteryOnly: BatteryReport[];
   /** Messages of a multi-message input (an inReach batch, a SPOT page) that could not be read, for the log. */
   rejected: { index: number; reason: string }[];
+  /**
+   * Free-text messages (kind `message`: an inReach text), not stored and not counted as alerts: race HQ reads them
+   * for the race's help keyword (IngestPipeline.recordText).
+   */
+  texts?: AlertInput[];
   /** How many messages the input held (a SPOT page is paged on this). */
   received: number;
 }

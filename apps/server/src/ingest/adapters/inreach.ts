@@ -9,6 +9,8 @@ const POSITION_CODES = new Set([0, 2, 10, 11, 12]);
 /** Free text and SOS declare/confirm carry one when the device had a GPS fix. */
 const FIX_IF_GPS_CODES = new Set([3, 4, 6]);
 const ALERT_KINDS: Record<number, string> = { 4: 'sos', 6: 'sos', 7: 'sos-cancel' };
+/** A free-text message (race HQ looks for the race's help keyword in it). */
+const FREE_TEXT_CODE = 3;
 
 interface InreachEvent {
   imei?: unknown;
@@ -28,8 +30,16 @@ export function parseInreach(body: unknown): DeviceBatch {
   const events = (body && typeof body === 'object' ? (body as { Events?: unknown }).Events : undefined) ?? [];
   const fixes: FixInput[] = [];
   const alerts: AlertInput[] = [];
+  const texts: AlertInput[] = [];
   const rejected: DeviceBatch['rejected'] = [];
-  const batch = (received: number): DeviceBatch => ({ fixes, alerts, batteryOnly: [], rejected, received });
+  const batch = (received: number): DeviceBatch => ({
+    fixes,
+    alerts,
+    texts,
+    batteryOnly: [],
+    rejected,
+    received,
+  });
   if (!Array.isArray(events)) return batch(0);
   for (const [index, raw] of (events as InreachEvent[]).entries()) {
     const reject = (reason: string) => rejected.push({ index, reason });
@@ -87,6 +97,18 @@ export function parseInreach(body: unknown): DeviceBatch {
         message: cleanText(raw.freeText),
         lat: hasFix && isLatLon(lat, lon) ? lat : null,
         lon: hasFix && isLatLon(lat, lon) ? (lon ?? null) : null,
+      });
+    }
+    const text = code === FREE_TEXT_CODE ? cleanText(raw.freeText) : null;
+    if (text && timed) {
+      const located = hasFix && isLatLon(lat, lon);
+      texts.push({
+        device,
+        kind: 'message',
+        at,
+        message: text,
+        lat: located ? (lat ?? null) : null,
+        lon: located ? (lon ?? null) : null,
       });
     }
   }
