@@ -133,8 +133,24 @@ it('shows an SOS arriving live; the director acknowledges and resolves it with n
   // Turning the sound on plays one beep (three tones), so the director knows what an SOS sounds like.
   expect(await oscillators()).toBe(3);
 
-  // Runner 1's phone sends its position with Traccar Client's SOS alarm.
+  // The director adds runner 1's phone and emergency contact (the runner edit API) while the HQ is open.
   const [a] = race.runners;
+  const auth = { Authorization: `Bearer ${await accessToken(page)}`, 'Content-Type': 'application/json' };
+  const listed = (await (
+    await fetch(`${server.url}/api/director/runners/${race.raceId}`, { headers: auth })
+  ).json()) as { RunnerId: number }[];
+  const edited = await fetch(`${server.url}/api/director/runners/${race.raceId}/${a.runnerId}`, {
+    method: 'PUT',
+    headers: auth,
+    body: JSON.stringify({
+      ...listed.find((r) => r.RunnerId === a.runnerId),
+      Phone: '+49 170 1234567',
+      EmergencyContact: 'Maria (sister) 0171 7654321',
+    }),
+  });
+  expect(edited.status).toBe(200);
+
+  // Runner 1's phone sends its position with Traccar Client's SOS alarm.
   const sentAt = Date.now();
   await ping(a, sentAt, 4200, '&alarm=sos');
   const card = alertCard(page, 'sos');
@@ -144,6 +160,16 @@ it('shows an SOS arriving live; the director acknowledges and resolves it with n
   await expect(card.getAttribute('data-state')).resolves.toBe('open');
   await expect(card.locator('.hq-alert__who').textContent()).resolves.toBe(`#${a.bib} Runner1 Test1`);
   await expect(card.textContent()).resolves.toContain(`Tracker ${a.bib}`);
+  // Who to call, as tel: links (read again for the new alert).
+  await expect(
+    card.getByRole('link', { name: '+49 170 1234567' }).getAttribute('href', { timeout: 5_000 }),
+  ).resolves.toBe('tel:+491701234567');
+  await expect(card.getByTestId('emergency-contact').textContent()).resolves.toBe(
+    'Maria (sister) 0171 7654321',
+  );
+  await expect(card.getByRole('link', { name: '0171 7654321' }).getAttribute('href')).resolves.toBe(
+    'tel:01717654321',
+  );
   // The battery of the ping that carried the SOS, from the live data.
   await card.locator('dd', { hasText: '80%' }).waitFor();
   const banner = page.getByRole('alert').filter({ hasText: 'SOS' });

@@ -1,3 +1,4 @@
+import type { Alert } from '@racebeacon/domain/alerts';
 import type { AdminDevice, AvailableDevice, SpotFeed } from '@racebeacon/domain/entities';
 import type { DeviceCreateBody, DeviceUpdateBody, SpotFeedBody } from '@racebeacon/domain/schemas';
 import { api } from '../../lib/api-client';
@@ -33,4 +34,9 @@ export const spotFeedsApi = {
   list: () => api.get<SpotFeed[]>('/admin/spot-feeds'),
   create: (body: SpotFeedBody) => api.post<SpotFeed>('/admin/spot-feeds', body),
   remove: (id: number) => api.del<unknown>(`/admin/spot-feeds/${id}`),
+};
+
+/** Admins: alerts of every race and of devices that hold no race (RaceId null). */
+export const adminAlertsApi = {
+  open: () => api.get<Alert[]>('/admin/alerts?state=open', { background: true }),
 };

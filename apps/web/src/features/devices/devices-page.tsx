@@ -8,6 +8,7 @@ import { useResource } from '../../lib/use-resource';
 import { adminDevicesApi } from './api';
 import { DeviceTrackingDialog, sourceLabel } from './device-tracking';
 import { SpotFeedsSection } from './spot-feeds';
+import { TrackerAlertsSection } from './tracker-alerts';
 import { useDocumentTitle } from '../../lib/use-document-title';
 
 /**
@@ -183,6 +184,7 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
           onChanged={() => void devices.reload()}
         />
       )}
+      <TrackerAlertsSection />
       <SpotFeedsSection />
       {assigning && (
         <SelectDialog

@@ -2,7 +2,14 @@ import { useId, useState } from 'react';
 import { failureMessage, FormError } from '../../components/form-error';
 import { formatDateTime } from '../../lib/format';
 import type { Alert } from './alert-types';
+import { contactParts } from './contact-links';
 import { ago, alertSubject, KIND_LABEL, STATE_LABEL } from './hq-store';
+
+/** The runner's phone and emergency contact, from the director's runner read. */
+export interface RunnerContact {
+  Phone: string | null;
+  EmergencyContact: string | null;
+}
 
 export interface AlertActions {
   acknowledge(alert: Alert, note: string): Promise<void>;
@@ -17,8 +24,11 @@ export function AlertCard({
   now,
   actions,
   onShowOnMap,
+  contact,
 }: {
   alert: Alert;
+  /** Who to call about the runner, when known. */
+  contact?: RunnerContact | null;
   /** The runner's newest battery reading from the live data, when known. */
   battery: string | null;
   /** The runner's newest fix time from the live data (ISO), when newer than the alert's. */
@@ -84,6 +94,22 @@ export function AlertCard({
             <dt>Device</dt>
             <dd>{alert.DeviceName ?? (alert.DeviceId !== null ? `Device ${alert.DeviceId}` : '-')}</dd>
           </div>
+          {contact?.Phone ? (
+            <div className="hq-facts__wide">
+              <dt>Phone</dt>
+              <dd className="hq-contact" data-testid="runner-phone">
+                <ContactText text={contact.Phone} />
+              </dd>
+            </div>
+          ) : null}
+          {contact?.EmergencyContact ? (
+            <div className="hq-facts__wide">
+              <dt>Emergency contact</dt>
+              <dd className="hq-contact" data-testid="emergency-contact">
+                <ContactText text={contact.EmergencyContact} />
+              </dd>
+            </div>
+          ) : null}
           {battery ? (
             <div>
               <dt>Battery</dt>
@@ -182,6 +208,23 @@ export function AlertCard({
         )}
       </article>
     </li>
+  );
+}
+
+/** Contact text with its phone numbers as `tel:` links. */
+function ContactText({ text }: { text: string }) {
+  return (
+    <>
+      {contactParts(text).map((p, i) =>
+        p.href ? (
+          <a key={i} href={p.href}>
+            {p.text}
+          </a>
+        ) : (
+          <span key={i}>{p.text}</span>
+        ),
+      )}
+    </>
   );
 }
 

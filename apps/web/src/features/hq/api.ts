@@ -1,9 +1,16 @@
+import type { Runner } from '@racebeacon/domain/entities';
 import type { CourseTrack, LeaderboardRow, RunnerPositions } from '@racebeacon/domain/live';
 import { api, apiStream, type StreamOptions } from '../../lib/api-client';
 import type { Alert, AlertLogEntry, AlertSettings, AlertState } from './alert-types';
 
 /** The race HQ's calls: the director's alert API (owner or admin) and the public live data for the map. */
+/** The runner as the director's runner read returns it: with the HQ fields (who to call). */
+export type DirectorRunner = Runner & { EmergencyContact: string | null; Phone: string | null };
+
 export const hqApi = {
+  /** The race's runners with Phone and EmergencyContact (director or admin), for the alert cards. */
+  runners: (raceId: number, signal?: AbortSignal) =>
+    api.get<DirectorRunner[]>(`/director/runners/${raceId}`, { background: true, signal }),
   alerts: (raceId: number, state?: AlertState, signal?: AbortSignal) =>
     api.get<Alert[]>(`/director/races/${raceId}/alerts${state ? `?state=${state}` : ''}`, {
       background: true,

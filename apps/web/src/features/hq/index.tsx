@@ -5,7 +5,7 @@ import { useAppConfig } from '../../lib/app-config';
 import { formatDateTime } from '../../lib/format';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import type { Alert, AlertLogEntry } from './alert-types';
-import { AlertCard, type AlertActions } from './alert-card';
+import { AlertCard, type AlertActions, type RunnerContact } from './alert-card';
 import { AlertSettingsForm } from './alert-settings-form';
 import { hqApi } from './api';
 import { HqLog } from './hq-log';
@@ -96,6 +96,33 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
     );
     return () => ctrl.abort();
   }, [raceId, alertCount]);
+
+  // Who to call: the runners' Phone and EmergencyContact, read once, and again when a new alert names a runner whose
+  // contact is not known (a runner added or edited since). The key only grows with new alerts: no loop on a runner
+  // who has none.
+  const [contacts, setContacts] = useState<ReadonlyMap<number, RunnerContact>>(new Map());
+  const contactless = useMemo(() => {
+    const ids: number[] = [];
+    for (const a of alerts.values()) {
+      if (a.RunnerId === null) continue;
+      const c = contacts.get(a.RunnerId);
+      if (!c || (!c.Phone && !c.EmergencyContact)) ids.push(a.AlertId);
+    }
+    return ids.sort((x, y) => x - y).join(',');
+  }, [alerts, contacts]);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    hqApi.runners(raceId, ctrl.signal).then(
+      (list) =>
+        setContacts(
+          new Map(list.map((r) => [r.RunnerId, { Phone: r.Phone, EmergencyContact: r.EmergencyContact }])),
+        ),
+      () => undefined,
+    );
+    return () => ctrl.abort();
+  }, [raceId, contactless]);
+  const contactOf = (a: Alert): RunnerContact | null =>
+    a.RunnerId !== null ? (contacts.get(a.RunnerId) ?? null) : null;
 
   const byRunner = useMemo(() => new Map(rows.map((r) => [r.RunnerId, r])), [rows]);
   const labels = useMemo(
@@ -242,6 +269,7 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
                   now={now}
                   actions={actions}
                   onShowOnMap={showOnMap}
+                  contact={contactOf(a)}
                 />
               ))}
             </ul>

@@ -1,0 +1,84 @@
+import { useId } from 'react';
+import type { Alert } from '@racebeacon/domain/alerts';
+import { formatDateTime } from '../../lib/format';
+import { useResource } from '../../lib/use-resource';
+import { adminAlertsApi } from './api';
+
+/** OpenStreetMap at the alert's position, or null when none is known. */
+export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null {
+  if (a.Latitude === null || a.Longitude === null) return null;
+  const lat = a.Latitude.toFixed(5);
+  const lon = a.Longitude.toFixed(5);
+  return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=15/${lat}/${lon}`;
+}
+
+/** "SOS", "Help", "No movement": the alert kind for people. */
+export function kindLabel(kind: Alert['Kind']): string {
+  if (kind === 'sos') return 'SOS';
+  const words = kind.replace(/-/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Open alerts (an SOS, a help message) from trackers that hold no race: no race HQ sees them, the admin does. */
+export function TrackerAlertsSection() {
+  const alerts = useResource(() => adminAlertsApi.open(), []);
+  const id = useId();
+  const list = (alerts.data ?? []).filter((a) => a.RaceId === null);
+
+  return (
+    <section aria-labelledby={`${id}-title`} className="tracker-alerts" style={{ marginTop: '2rem' }}>
+      <div className="section-head">
+        <h2 id={`${id}-title`}>Alerts from trackers</h2>
+        <button type="button" className="btn btn-small btn-secondary" onClick={() => void alerts.reload()}>
+          Refresh
+        </button>
+      </div>
+      <p className="muted">Open alerts from devices that are in no race.</p>
+      {alerts.error ? (
+        <p role="alert">The alerts could not be loaded.</p>
+      ) : !alerts.data ? (
+        <p className="muted">Loading alerts…</p>
+      ) : list.length === 0 ? (
+        <p>No open alerts from trackers outside a race.</p>
+      ) : (
+        <div className="card table-card">
+          <table aria-label="Alerts from trackers">
+            <thead>
+              <tr>
+                <th scope="col">Kind</th>
+                <th scope="col">Device</th>
+                <th scope="col">Raised</th>
+                <th scope="col">Message</th>
+                <th scope="col">Position</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((a) => {
+                const map = osmUrl(a);
+                return (
+                  <tr key={a.AlertId} data-alert-id={a.AlertId} data-kind={a.Kind}>
+                    <td>{kindLabel(a.Kind)}</td>
+                    <td>{a.DeviceName ?? (a.DeviceId !== null ? `Device ${a.DeviceId}` : '-')}</td>
+                    <td>
+                      <time dateTime={a.RaisedAt}>{formatDateTime(a.RaisedAt)}</time>
+                    </td>
+                    <td>{a.Message}</td>
+                    <td>
+                      {map ? (
+                        <a href={map} target="_blank" rel="noreferrer">
+                          Open map
+                        </a>
+                      ) : (
+                        'Unknown'
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
