@@ -82,5 +82,19 @@ describe.each(dbKinds)('race HQ sweep: no movement and off course (%s)', (kind) 
       await call(t, 'GET', `/api/director/races/${race.raceId}/alerts?state=resolved`, { token })
     ).json<Alert[]>();
     expect(resolved).toMatchObject([{ RunnerId: stuck.runnerId, Kind: 'no-movement', ResolvedBy: null }]);
+
+    // An ongoing alert whose runner has not moved is rewritten (and sent to HQ screens) once a minute at most.
+    const offCourseSeen = async () =>
+      (await call(t, 'GET', `/api/director/races/${race.raceId}/alerts?state=open`, { token }))
+        .json<Alert[]>()
+        .find((a) => a.Kind === 'off-course')!.LastSeenAt;
+    const refreshedAt = clock;
+    expect(await offCourseSeen()).toBe(new Date(refreshedAt).toISOString());
+    clock = refreshedAt + 30_000;
+    await job.runOnce();
+    expect(await offCourseSeen()).toBe(new Date(refreshedAt).toISOString());
+    clock = refreshedAt + 70_000;
+    await job.runOnce();
+    expect(await offCourseSeen()).toBe(new Date(clock).toISOString());
   });
 });

@@ -2,6 +2,18 @@ import type { RunnerAlertTransitions } from '@racebeacon/domain';
 import type { AlertWriter } from './alert-writer';
 import * as repo from './repository';
 
+/** An ongoing alert is rewritten (and sent to HQ screens) when its runner moved, or once a minute at most. */
+export const REFRESH_EVERY_MS = 60_000;
+
+function worthRefreshing(
+  open: repo.AlertRow,
+  c: { lat: number | null; lon: number | null },
+  nowMs: number,
+): boolean {
+  const moved = c.lat !== null && c.lon !== null && (c.lat !== open.lat || c.lon !== open.lon);
+  return moved || nowMs - open.lastSeenAt.getTime() >= REFRESH_EVERY_MS;
+}
+
 /**
  * Applies one sweep of a race: raises the new conditions, refreshes those still holding, resolves the
  * self-clearing alerts whose condition cleared. `devices`: the device each runner holds (the alert names it).
@@ -42,7 +54,7 @@ export async function applySweepTransitions(
     }
     for (const c of t.ongoing) {
       const open = byKey.get(`${t.runnerId}:${c.kind}`);
-      if (!open) continue;
+      if (!open || !worthRefreshing(open, c, nowMs)) continue;
       if (await repo.touchAlert(w.db, open.id, { at: now, lat: c.lat, lon: c.lon, message: c.message })) {
         counts.refreshed++;
         await w.announce(raceId, open.id);
