@@ -39,6 +39,12 @@ export const races = pgTable(
     clockStoppedAt: tz('clock_stopped_at'),
     /** The race's alert thresholds (the domain's AlertSettings); null: the defaults. */
     alertSettings: jsonb('alert_settings').$type<Record<string, unknown>>(),
+    /** Privacy: positions and leaderboard shown to the public this many minutes late (0: live). */
+    publicDelayMin: integer('public_delay_min').notNull().default(0),
+    /** Privacy: whether runners' trails are public. */
+    trailsPublic: boolean('trails_public').notNull().default(true),
+    /** Retention: fixes deleted this many days after the race's end; null: kept. */
+    retentionDays: integer('retention_days'),
     createdAt: tz('created_at').notNull().defaultNow(),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },
@@ -61,6 +67,15 @@ export const runners = pgTable(
     emergencyContact: text('emergency_contact'),
     /** For race HQ only (never public): the runner's own phone. */
     phone: text('phone'),
+    /** Set by people (director, admin, an aid station's DNF): 'DNS' | 'DNF' | 'DSQ'; null: none. */
+    status: text('status'),
+    statusReason: text('status_reason'),
+    statusAt: tz('status_at'),
+    statusBy: text('status_by'),
+    /** A DNF keeps the distance reached when it was recorded (metres along the course). */
+    statusDistanceM: doublePrecision('status_distance_m'),
+    /** Privacy: the runner stays on the leaderboard by progress, with no dot on the public map. */
+    hidePosition: boolean('hide_position').notNull().default(false),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -114,6 +129,14 @@ export const devices = pgTable(
     lastLon: doublePrecision('last_lon'),
     /** How often this device reports, in seconds; null: its source's default (the domain's expectedIntervalMs). */
     expectedIntervalS: integer('expected_interval_s'),
+    /** A runner's own tracker polled from its feed: the MapShare name is the hardware id; a SPOT device may carry its own feed id. */
+    feedId: text('feed_id'),
+    /** MapShare password or SPOT feed password (Basic auth / feedPassword), when the feed is protected. */
+    feedPassword: text('feed_password'),
+    feedPolledAt: tz('feed_polled_at'),
+    feedError: text('feed_error'),
+    /** Back-off: the feed is not polled before this time. */
+    feedNextPollAt: tz('feed_next_poll_at'),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -259,47 +282,6 @@ export const spotFeeds = pgTable(
   (t) => [uniqueIndex('spot_feeds_feed_uq').on(t.feedId)],
 );
 
-/** Accounts of the embedded identity provider (unused when an external OIDC_ISSUER is configured). */
-export const users = pgTable(
-  'users',
-  {
-    id: text('id').primaryKey(),
-    email: text('email').notNull(),
-    name: text('name').notNull(),
-    passwordHash: text('password_hash').notNull(),
-    groups: jsonb('groups')
-      .$type<string[]>()
-      .notNull()
-      .default(sql`'[]'::jsonb`),
-    isDemo: boolean('is_demo').notNull().default(false),
-    createdAt: tz('created_at').notNull().defaultNow(),
-  },
-  (t) => [uniqueIndex('users_email_uq').on(sql`lower(${t.email})`)],
-);
-
-/** Storage of the embedded OIDC provider (sessions, grants, codes, refresh tokens…), see oidc-provider's adapter API. */
-export const oidcPayloads = pgTable(
-  'oidc_payloads',
-  {
-    id: text('id').notNull(),
-    type: text('type').notNull(),
-    payload: jsonb('payload').notNull(),
-    grantId: text('grant_id'),
-    userCode: text('user_code'),
-    uid: text('uid'),
-    expiresAt: tz('expires_at'),
-    consumedAt: tz('consumed_at'),
-  },
-  (t) => [
-    primaryKey({ columns: [t.id, t.type] }),
-    index('oidc_payloads_grant_idx').on(t.grantId),
-    index('oidc_payloads_uid_idx').on(t.uid),
-    index('oidc_payloads_user_code_idx').on(t.userCode),
-  ],
-);
-
-/** Small key/value store for server state that must survive restarts (e.g. the embedded provider's signing keys). */
-export const settings = pgTable('settings', {
-  key: text('key').primaryKey(),
-  value: jsonb('value').notNull(),
-});
+export * from './schema-race-ops';
+export * from './schema-spectators';
+export * from './schema-identity';
