@@ -463,3 +463,18 @@ function blendPace(average: number | null, recent: number | null): number | null
   if (average !== null && recent !== null) return (average + recent) / 2;
   return average ?? recent;
 }
+
+/**
+ * Folds one fix, newer than every fix folded into `state` so far, into it in place: the step computeRunnerState
+ * takes per fix, without copying the progress (which only grows). For callers that keep every intermediate state
+ * (the replay timeline, `replay.ts`); `o` from resolveOptions. Call refreshRunnerState for the time-dependent fields.
+ */
+export function foldFixInPlace(
+  course: PreparedCourse,
+  state: RunnerState,
+  fix: Fix,
+  clock: RaceClock,
+  o: MatchOptions,
+): RunnerState {
+  return applyFix(course, state, fix, clock, o);
+}
