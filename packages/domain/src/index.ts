@@ -10,3 +10,5 @@ export * from './gpx';
 export * from './course';
 export * from './live-messages';
 export * from './alerts';
+export * from './csv';
+export * from './runner-csv';

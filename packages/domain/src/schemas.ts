@@ -55,6 +55,38 @@ export const runnerBodySchema = z.object({
 export type RunnerBody = z.input<typeof runnerBodySchema>;
 export type RunnerInput = z.output<typeof runnerBodySchema>;
 
+/**
+ * Runner fields for race HQ: who to call and the runner's own phone. Accepted on the director's runner bodies (and the
+ * CSV import) and returned by the director's runner reads only — never on /api/open.
+ */
+export const MAX_EMERGENCY_CONTACT_LENGTH = 200;
+export const MAX_PHONE_LENGTH = 50;
+
+/** Free text without control characters (a NUL byte no text column holds; line breaks have no place in a phone). */
+const hqText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .refine((v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f'), {
+      error: 'must not contain control characters',
+    })
+    .transform((v) => (v === '' ? null : v))
+    .nullable()
+    .optional();
+
+/** The director's runner body: the runner's fields plus the HQ fields (absent: unchanged on an edit, null on a create). */
+export const directorRunnerBodySchema = runnerBodySchema.extend({
+  EmergencyContact: hqText(MAX_EMERGENCY_CONTACT_LENGTH).describe(
+    `Emergency contact, name and phone (≤ ${MAX_EMERGENCY_CONTACT_LENGTH}); absent on an edit: unchanged`,
+  ),
+  Phone: hqText(MAX_PHONE_LENGTH).describe(
+    `The runner's phone (≤ ${MAX_PHONE_LENGTH}); absent on an edit: unchanged`,
+  ),
+});
+export type DirectorRunnerBody = z.input<typeof directorRunnerBodySchema>;
+export type DirectorRunnerInput = z.output<typeof directorRunnerBodySchema>;
+
 export const deviceCreateSchema = z.object({
   Name: z.string().trim().min(1, 'Please enter a name').max(100),
   Source: z.enum(DEVICE_SOURCES).optional().default('osmand'),
