@@ -13,6 +13,8 @@ export {
 } from './geometry';
 export { computeRunnerState, addFix, refreshRunnerState, emptyRunnerState, sortFixes } from './matching';
 export { buildLeaderboard, filterLeaderboard, parseAgeGroup, AGE_GROUPS } from './leaderboard';
+export { RunnerTimeline, type TimelineState } from './replay';
+export { flowSeries, thinPolyline, maxDeviation, type FlowPoint, type FlowSeriesOptions } from './flow';
 export {
   seededRandom,
   gaussian,
