@@ -12,6 +12,7 @@ import jobsPlugin from './jobs/plugin';
 import { raceEventsOnBus } from './lib/race-events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import livePlugin from './live/plugin';
+import compressionPlugin from './platform/compression';
 import configRoutes from './platform/config-routes';
 import errorsPlugin from './platform/errors';
 import healthRoutes from './platform/health-routes';
@@ -58,6 +59,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(securityHeadersPlugin);
   // Upload size on the header, id and NUL checks: before auth and every route.
   await app.register(inputGuardPlugin);
+  // ETag/304 and brotli/gzip on every buffered answer: before any route (it hooks the routes registered after it).
+  await app.register(compressionPlugin);
 
   // --- infrastructure (order matters) ---
   await app.register(authPlugin);

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AGE_GROUPS, genderSchema, parseAgeGroup } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
+import { gzipEventStream } from './sse-compression';
 import { StreamLimitError } from './stream-admission';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
@@ -110,7 +111,8 @@ export default async function openRoutes(fastify: FastifyInstance) {
           .send({ error: err.code, message: err.message });
       }
       reply.hijack();
-      open(reply.raw);
+      // gzip-encoded for clients that accept it, each message compressed once for every viewer
+      open(gzipEventStream(reply.raw, request.headers['accept-encoding']));
     },
   );
 }

@@ -9,15 +9,36 @@ const SILENT_RENEW_PATH = '/auth/silent-renew';
 
 export const webDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
-/** Serves the built web app; unknown non-API GETs get index.html so client-side routes load. */
-export default fp(async (app) => {
-  if (!existsSync(webDist)) {
-    app.log.warn(`web app not built (${webDist} missing): run "npm run build"`);
+/** Built assets (hashed names, never changed in place): cached for a year, never revalidated. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Files without a hash in their name (favicon, robots.txt…): kept an hour. */
+const OTHER_FILES_MAX_AGE_MS = 3600_000;
+
+/**
+ * Serves the built web app; unknown non-API GETs get index.html so client-side routes load. index.html (and the SPA
+ * fallback) is `no-cache`: revalidated on every visit (ETag), so a new release is seen at once, while its hashed
+ * assets under /assets/ are immutable. Files with a precompressed .br/.gz beside them (written by the web build) are
+ * sent as such to browsers that accept it; the rest is compressed on the fly (platform/compression.ts).
+ */
+export default fp<{ root?: string }>(async (app, opts) => {
+  const root = opts.root ?? webDist;
+  if (!existsSync(root)) {
+    app.log.warn(`web app not built (${root} missing): run "npm run build"`);
     return;
   }
-  await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false, maxAge: '1h' });
+  await app.register(fastifyStatic, {
+    root,
+    // No route per file: every file goes through the catch-all below, which decides its caching.
+    serve: false,
+    index: false,
+    maxAge: OTHER_FILES_MAX_AGE_MS,
+    preCompressed: true,
+  });
   const sendIndex = (reply: import('fastify').FastifyReply) =>
-    reply.header('cache-control', 'no-cache').sendFile('index.html', { maxAge: 0 });
+    reply
+      .header('vary', 'Accept-Encoding')
+      .header('cache-control', 'no-cache')
+      .sendFile('index.html', { cacheControl: false });
   app.get('/', (_req, reply) => sendIndex(reply));
   app.get('/*', (request, reply) => {
     const url = request.url.split('?')[0];
@@ -25,9 +46,13 @@ export default fp(async (app) => {
       return reply.code(404).send({ error: 'not_found', message: `No route for ${request.method} ${url}.` });
     }
     // Hashed assets and other files under dist are served as files; everything else is a client-side route.
-    if (url.startsWith('/assets/') || /\.[a-z0-9]+$/i.test(url)) {
-      return reply.sendFile(url.slice(1));
+    if (url.startsWith('/assets/')) {
+      // send writes IMMUTABLE from these: 'public, max-age=31536000, immutable'
+      return reply
+        .header('vary', 'Accept-Encoding')
+        .sendFile(url.slice(1), { maxAge: 31_536_000_000, immutable: true });
     }
+    if (/\.[a-z0-9]+$/i.test(url)) return reply.header('vary', 'Accept-Encoding').sendFile(url.slice(1));
     if (url === SILENT_RENEW_PATH) reply.securityHeaders({ frameAncestors: ["'self'"] });
     return sendIndex(reply);
   });
