@@ -46,3 +46,18 @@ it('sends heartbeats and forgets viewers that disconnect', async () => {
   for (let i = 0; i < 50 && hub!.viewerCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
   expect(hub!.viewerCount()).toBe(0);
 });
+
+it('closing (graceful stop) sends every viewer a short retry hint, then ends the stream', async () => {
+  const url = await start(new SseHub({ retryBaseMs: 3000, retryJitterMs: 0 }));
+  const viewers = [await connectSse(url), await connectSse(url)];
+  for (const v of viewers) await v.next((e) => e.event === 'snapshot');
+  hub!.close();
+  for (const v of viewers) {
+    await v.ended;
+    // The everyday hint first, then the snapshot, then the stop's own short hint as the last thing sent.
+    expect(v.events.map((e) => e.retry ?? e.event)).toEqual([3000, 'snapshot', expect.any(Number)]);
+    const last = v.events.at(-1)!.retry!;
+    expect(last).toBeGreaterThanOrEqual(250);
+    expect(last).toBeLessThan(2000);
+  }
+});

@@ -35,6 +35,20 @@ export type LiveEvent =
     }
   | { type: 'race-updated'; raceId: number }
   | {
+      /**
+       * An aid-station check-in was stored (checkins/): a fix of the runner at the checkpoint (source `check-in`),
+       * applied by every process's live race like a GPS fix. `time`: the check-in time.
+       */
+      type: 'checkin';
+      raceId: number;
+      runnerId: number;
+      checkpointId: number;
+      kind: string;
+      time: string;
+      lat: number;
+      lon: number;
+    }
+  | {
       /** A device message recorded in device_alerts (SOS, HELP and their cancellations, inReach texts). */
       type: 'alert';
       raceId: number | null;
@@ -68,6 +82,15 @@ export interface EventBus {
    * keep state re-read the database. Returns the unsubscribe function.
    */
   onReconnect(fn: () => void): () => void;
+  /**
+   * PostgreSQL: how a statement that stores fixes announces them itself, with `pg_notify` in its own transaction,
+   * so a committed fix is always announced (even when the process dies right after the commit) and costs no
+   * second round trip: the channel and the payload prefix (this process's id and the compact positions marker,
+   * see pg-bus.ts `decodePositions`). Null on the in-process bus.
+   */
+  positionNotify(): { channel: string; prefix: string } | null;
+  /** Delivers events to this process's subscribers only (their NOTIFY went out with the statement). */
+  deliverLocal(events: LiveEvent[]): void;
   close(): Promise<void>;
 }
 
@@ -112,6 +135,10 @@ export function createMemoryBus(log: BusLogger = silentLogger): EventBus {
     subscribe: (fn) => subs.add(fn),
     listening: () => !closed,
     onReconnect: () => () => {},
+    positionNotify: () => null,
+    deliverLocal(events) {
+      if (!closed) for (const e of events) subs.deliver(e);
+    },
     async close() {
       closed = true;
       subs.clear();

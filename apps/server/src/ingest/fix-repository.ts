@@ -20,8 +20,37 @@ export interface StoredRow {
   receivedAt: string | null;
 }
 
-/** The batch statement; its only parameter is the batch as JSON. */
-function storeFixesQuery(json: string): SQL {
+/** What the batch statement announces its stored fixes with (the event bus's `positionNotify`). */
+export interface FixNotify {
+  channel: string;
+  /** Payload prefix: the sending process's id and the compact positions marker (events/pg-bus.ts). */
+  prefix: string;
+}
+
+/** A NOTIFY payload must stay under 8000 bytes: the statement packs fixes up to this many bytes into each. */
+const NOTIFY_PACK_BYTES = 6000;
+
+/**
+ * The batch statement; its parameters are the batch as JSON and, with `notify`, the channel and payload prefix.
+ * With `notify` it also announces every fix it inserted with `pg_notify`, in the same transaction: PostgreSQL
+ * delivers the notifications when (and only when) the transaction commits, so a fix that is stored is announced to
+ * every process even when this one dies right after the commit, before the device's ack or anything else. Each
+ * fix as a compact JSON array (pg-bus.ts `CompactPosition`), packed up to NOTIFY_PACK_BYTES per notification.
+ */
+function storeFixesQuery(json: string, notify?: FixNotify): SQL {
+  const announce = notify
+    ? sql`, ev AS (
+      SELECT json_build_array(race_id, runner_id, device_id, id,
+          floor(extract(epoch FROM fix_time) * 1000)::bigint, floor(extract(epoch FROM received_at) * 1000)::bigint,
+          lat, lon, altitude, speed, battery_percent, battery_state, source)::text AS e
+      FROM ins
+    ), evs AS (
+      SELECT e, sum(octet_length(e) + 1) OVER (ORDER BY e ROWS UNBOUNDED PRECEDING) AS cum FROM ev
+    ), nt AS (
+      SELECT pg_notify(${notify.channel}::text, ${notify.prefix}::text || '[' || string_agg(e, ',') || ']')
+      FROM evs GROUP BY floor(cum / ${sql.raw(String(NOTIFY_PACK_BYTES))})
+    )`
+    : sql``;
   return sql`
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${json}::jsonb) AS x(
@@ -44,7 +73,9 @@ function storeFixesQuery(json: string): SQL {
                              battery_percent, battery_state, source)
       SELECT device_id, h_race, h_runner, t, lat, lon, alt, spd, bp, bs, source FROM a
       ON CONFLICT (device_id, fix_time) DO NOTHING
-      RETURNING id, device_id, fix_time, race_id, runner_id, received_at
+      RETURNING id, device_id, fix_time, race_id, runner_id, received_at${
+        notify ? sql`, lat, lon, altitude, speed, battery_percent, battery_state, source` : sql``
+      }
     ), lk AS (
       -- Lock the batch's devices in id order, so concurrent batches touching the same devices cannot deadlock.
       SELECT id FROM devices WHERE id IN (SELECT device_id FROM a) ORDER BY id FOR UPDATE
@@ -57,50 +88,75 @@ function storeFixesQuery(json: string): SQL {
       WHERE d.id = n.device_id AND d.id IN (SELECT id FROM lk)
         AND (d.last_ping_time IS NULL OR d.last_ping_time < n.t)
       RETURNING d.id
-    )
+    )${announce}
     SELECT r.idx, r.device_id, ins.id AS position_id, ins.race_id, ins.runner_id, ins.received_at
-    FROM r LEFT JOIN ins ON ins.device_id = r.device_id AND ins.fix_time = r.t
+    FROM r LEFT JOIN ins ON ins.device_id = r.device_id AND ins.fix_time = r.t${
+      // Referenced so that it runs (a CTE nobody reads is not evaluated); count(*) reads all of it.
+      notify ? sql` CROSS JOIN (SELECT count(*) FROM nt) announced` : sql``
+    }
     ORDER BY r.idx`;
 }
 
-let storeFixesText: string | null = null;
+const statementText = new Map<string, string>();
+const preparedText = (name: string, q: SQL) => {
+  let text = statementText.get(name);
+  if (text === undefined) statementText.set(name, (text = new PgDialect().sqlToQuery(q).sql));
+  return text;
+};
 
 /**
  * Stores a batch; one result row per input (deviceId null = unknown device, positionId null = duplicate).
  * With a node-postgres pool the statement is prepared once per connection (planning the CTEs costs about as much
- * as running them for a small batch).
+ * as running them for a small batch); with `notify` it also announces the stored fixes (see storeFixesQuery).
  */
-export async function storeFixes(db: DbOrTx, fixes: FixInput[], pool?: pg.Pool): Promise<StoredRow[]> {
-  const input = fixes.map((f, idx) => ({
-    idx,
-    ...refColumns(f.device),
-    t: f.fixTime.toISOString(),
-    lat: f.lat,
-    lon: f.lon,
-    alt: f.altitude ?? null,
-    spd: f.speed ?? null,
-    bp: f.batteryPercent ?? null,
-    bs: f.batteryState ?? null,
-    source: f.source,
-  }));
-  const json = JSON.stringify(input);
+export async function storeFixes(
+  db: DbOrTx,
+  fixes: FixInput[],
+  pool?: pg.Pool,
+  notify?: FixNotify,
+): Promise<StoredRow[]> {
+  const json = batchJson(fixes);
   let result: Row[];
   if (pool) {
-    storeFixesText ??= new PgDialect().sqlToQuery(storeFixesQuery('[]')).sql;
-    result = (await pool.query<Row>({ name: 'racebeacon_store_fixes', text: storeFixesText, values: [json] }))
-      .rows;
+    const name = notify ? 'racebeacon_store_fixes_notify' : 'racebeacon_store_fixes';
+    const text = preparedText(name, storeFixesQuery('[]', notify ? { channel: '', prefix: '' } : undefined));
+    const values = notify ? [json, notify.channel, notify.prefix] : [json];
+    result = (await pool.query<Row>({ name, text, values })).rows;
   } else {
     result = await rows(db, storeFixesQuery(json));
   }
-  return result.map((row) => ({
-    idx: Number(row.idx),
-    deviceId: numOrNull(row.device_id),
-    positionId: numOrNull(row.position_id),
-    raceId: numOrNull(row.race_id),
-    runnerId: numOrNull(row.runner_id),
-    receivedAt: row.received_at ? iso(row.received_at) : null,
-  }));
+  const out = new Array<StoredRow>(result.length);
+  for (let i = 0; i < result.length; i++) {
+    const row = result[i];
+    out[i] = {
+      idx: Number(row.idx),
+      deviceId: numOrNull(row.device_id),
+      positionId: numOrNull(row.position_id),
+      raceId: numOrNull(row.race_id),
+      runnerId: numOrNull(row.runner_id),
+      receivedAt: row.received_at ? iso(row.received_at) : null,
+    };
+  }
+  return out;
 }
+
+/** The batch as the statement's JSON parameter, written directly (no intermediate object per fix). */
+function batchJson(fixes: FixInput[]): string {
+  const parts = new Array<string>(fixes.length);
+  for (let idx = 0; idx < fixes.length; idx++) {
+    const f = fixes[idx];
+    const c = refColumns(f.device);
+    parts[idx] =
+      `{"idx":${idx},"key":${JSON.stringify(c.key)},"src":${JSON.stringify(c.src)},"hw":${JSON.stringify(c.hw)},` +
+      `"dev":${c.dev ?? 'null'},"t":"${f.fixTime.toISOString()}","lat":${f.lat},"lon":${f.lon},` +
+      `"alt":${num(f.altitude)},"spd":${num(f.speed)},"bp":${num(f.batteryPercent)},` +
+      `"bs":${f.batteryState == null ? 'null' : JSON.stringify(f.batteryState)},"source":${JSON.stringify(f.source)}}`;
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** A finite number as JSON, null otherwise (JSON.stringify writes NaN and Infinity as null too). */
+const num = (v: number | null | undefined) => (v == null || !Number.isFinite(v) ? 'null' : String(v));
 
 /** Whether a device has this reference (a credential checked on a request that carries no position). */
 export async function deviceExists(db: DbOrTx, ref: DeviceRef): Promise<boolean> {

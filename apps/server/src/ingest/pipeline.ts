@@ -154,7 +154,7 @@ export class IngestPipeline {
     const stored = await storeAlert(this.opts.db, alert, { atReceiveTime: timeProblem !== null });
     if (stored) {
       const { raceId, runnerId, deviceId, kind, at } = stored;
-      this.publish([{ type: 'alert', raceId, runnerId, deviceId, kind, at }]);
+      await this.publish([{ type: 'alert', raceId, runnerId, deviceId, kind, at }]);
       if (this.opts.onAlert) {
         try {
           await this.opts.onAlert({ ...stored, message: alert.message, lat: alert.lat, lon: alert.lon });
@@ -188,7 +188,7 @@ export class IngestPipeline {
     const at = new Date();
     const stored = await storeBattery(this.opts.db, report, at);
     if (!stored) return 'unknown_device';
-    this.publish([
+    await this.publish([
       {
         type: 'battery',
         ...stored,
@@ -211,17 +211,24 @@ export class IngestPipeline {
     await this.committer.drain();
   }
 
+  /**
+   * Writes a batch. On PostgreSQL the statement announces the fixes it stored itself (pg_notify in its transaction,
+   * see fix-repository.ts), so they only need delivering here: a stored fix reaches every process even when this one
+   * dies before answering; without that, a ping acked just before a kill -9 could be missing from the others' live
+   * state (the NOTIFY used to go out on a later turn of the event loop, after the answer).
+   */
   private async write(items: ValidFix[]): Promise<FixOutcome[]> {
-    const stored = await storeFixes(this.opts.db, items, this.opts.pool);
+    const notify = this.opts.pool ? (this.opts.events.positionNotify() ?? undefined) : undefined;
+    const stored = await storeFixes(this.opts.db, items, this.opts.pool, notify);
     const events: LiveEvent[] = [];
-    const published = new Set<number>();
+    let published: Set<number> | null = null;
     const out = stored.map((row): FixOutcome => {
       if (row.deviceId === null) return { status: 'unknown_device' };
       if (row.positionId === null) return { status: 'duplicate', deviceId: row.deviceId };
       const f = items[row.idx];
       // Two copies of one fix in the same batch share a row: publish it once.
-      if (!published.has(row.positionId)) {
-        published.add(row.positionId);
+      if (!published?.has(row.positionId)) {
+        (published ??= new Set()).add(row.positionId);
         events.push({
           type: 'position',
           raceId: row.raceId,
@@ -247,15 +254,22 @@ export class IngestPipeline {
         runnerId: row.runnerId,
       };
     });
-    this.publish(events);
+    if (notify) this.opts.events.deliverLocal(events);
+    else void this.publish(events);
     return out;
   }
 
-  /** After commit; a bus failure must not turn a stored fix into an error for its sender. */
-  private publish(events: LiveEvent[]) {
+  /**
+   * After commit; a bus failure must not turn a stored report into an error for its sender. Resolves once the
+   * other processes have been told (awaited before an alert or battery report is answered, so an ack never comes
+   * before its NOTIFY); never rejects.
+   */
+  private async publish(events: LiveEvent[]): Promise<void> {
     if (this.closed && !events.length) return;
-    for (const e of events) {
-      this.opts.events.publish(e).catch((err: unknown) => this.opts.log.warn({ err }, 'publish failed'));
-    }
+    await Promise.all(
+      events.map((e) =>
+        this.opts.events.publish(e).catch((err: unknown) => this.opts.log.warn({ err }, 'publish failed')),
+      ),
+    );
   }
 }

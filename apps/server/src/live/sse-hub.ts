@@ -15,6 +15,12 @@ export interface SseHubOptions {
   /** Reconnect delay advertised to clients: base + random jitter, so a restart does not cause a storm. */
   retryBaseMs?: number;
   retryJitterMs?: number;
+  /**
+   * Reconnect delay sent to every viewer when the hub closes (graceful stop): base + random jitter, short, since
+   * behind a load balancer the viewer reconnects to another process at once; spread so they do not all come together.
+   */
+  closeRetryBaseMs?: number;
+  closeRetryJitterMs?: number;
   /** A viewer whose unsent output exceeds this is dropped (it reconnects and gets a fresh snapshot). */
   maxBufferedBytes?: number;
   /** Viewers written to per event-loop turn during a broadcast. */
@@ -119,6 +125,8 @@ export class SseHub {
       heartbeatMs: opts.heartbeatMs ?? 20_000,
       retryBaseMs: opts.retryBaseMs ?? 3_000,
       retryJitterMs: opts.retryJitterMs ?? 7_000,
+      closeRetryBaseMs: opts.closeRetryBaseMs ?? 250,
+      closeRetryJitterMs: opts.closeRetryJitterMs ?? 1_750,
       maxBufferedBytes: opts.maxBufferedBytes ?? 4 * 1024 * 1024,
       broadcastSlice: opts.broadcastSlice ?? 2000,
       maxStreams: opts.maxStreams ?? Infinity,
@@ -238,14 +246,21 @@ export class SseHub {
     for (const v of [...(this.byRace.get(raceId) ?? [])]) v.res.end();
   }
 
-  /** Ends every stream (graceful shutdown: the HTTP server cannot close while they are open). */
+  /**
+   * Ends every stream (graceful shutdown: the HTTP server cannot close while they are open), each with a short
+   * `retry:` first, so the viewer reconnects soon (to another process, behind a load balancer) and resumes with its
+   * Last-Event-ID instead of waiting the long everyday delay.
+   */
   close(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
+    const { closeRetryBaseMs, closeRetryJitterMs } = this.opts;
     for (const set of [...this.byRace.values()]) {
       for (const v of [...set]) {
         // End the response, then the connection: an idle keep-alive socket would hold server.close() up.
         const socket = v.res.socket;
+        if (!v.res.writableEnded && !v.res.destroyed)
+          v.res.write(`retry: ${closeRetryBaseMs + Math.floor(Math.random() * closeRetryJitterMs)}\n\n`);
         v.res.end(() => socket?.end());
       }
     }
