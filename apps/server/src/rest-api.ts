@@ -1,4 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
+import directorCheckpointRoutes from './checkpoints/director-routes';
+import openCheckpointRoutes from './checkpoints/open-routes';
+import { CheckpointService } from './checkpoints/service';
 import directorCourseRoutes from './courses/director-routes';
 import openCourseRoutes from './courses/open-routes';
 import { CourseService } from './courses/service';
@@ -15,10 +18,14 @@ import { RaceService } from './races/service';
 import directorRunnerRoutes from './runners/director-routes';
 import openRunnerRoutes from './runners/open-routes';
 import { RunnerService } from './runners/service';
+import { RunnerStatusService, type RunnerDistanceLookup } from './runners/status';
+import runnerStatusRoutes from './runners/status-routes';
 
 export interface ApiRoutesOptions {
   /** Where the services announce race changes; without it (an app without an event bus) nothing is announced. */
   raceEvents?: RaceEvents;
+  /** A runner's distance along the course now, from the live state (a DNF keeps it). */
+  runnerDistance?: RunnerDistanceLookup;
 }
 
 /**
@@ -37,6 +44,8 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const courses = new CourseService(app.db, events, races, app.config.publicUrl);
   const devices = new DeviceService(app.db, events, races);
   const requests = new RaceRequestService(app.db, events, courses);
+  const checkpoints = new CheckpointService(app.db, events, races);
+  const statuses = new RunnerStatusService(app.db, events, opts.runnerDistance);
 
   await app.register(openRaceRoutes, { races });
   await app.register(openRunnerRoutes, { runners });
@@ -47,6 +56,9 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   await app.register(directorDeviceRoutes, { devices });
   await app.register(adminDeviceRoutes, { devices });
   await app.register(adminRequestRoutes, { requests });
+  await app.register(openCheckpointRoutes, { checkpoints });
+  await app.register(directorCheckpointRoutes, { checkpoints });
+  await app.register(runnerStatusRoutes, { statuses });
 };
 
 export default apiRoutes;

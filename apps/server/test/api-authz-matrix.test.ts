@@ -2,7 +2,15 @@ import { asc } from 'drizzle-orm';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { courses, deviceAssignments, devices, races, runners } from '../src/db/schema';
+import {
+  checkpoints,
+  courses,
+  deviceAssignments,
+  devices,
+  races,
+  runners,
+  runnerStatusLog,
+} from '../src/db/schema';
 import apiRoutes from '../src/rest-api';
 import { createTestApp, type TestContext } from './support/app';
 import { call, createRace, multipartFile, type CallOptions } from './support/api';
@@ -75,6 +83,7 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
   let d2: number; // free device
   let d3: number; // device to delete
   let courseId: number;
+  let cpId: number; // a checkpoint of race A
 
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -110,6 +119,8 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     const newDevice = async (Name: string) =>
       (await call(t, 'POST', '/api/admin/devices', { token: tokens.admin, body: { Name } })).json()
         .DeviceId as number;
+    cpId = (await call(t, 'GET', `/api/director/races/${A}/checkpoints`, { token: tokens.owner })).json()[1]
+      .CheckpointId;
     d1 = await newDevice('D1');
     d2 = await newDevice('D2');
     d3 = await newDevice('D3');
@@ -125,6 +136,8 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       await db.select().from(courses).orderBy(asc(courses.id)),
       await db.select().from(devices).orderBy(asc(devices.id)),
       await db.select().from(deviceAssignments).orderBy(asc(deviceAssignments.id)),
+      await db.select().from(checkpoints).orderBy(asc(checkpoints.id)),
+      await db.select().from(runnerStatusLog).orderBy(asc(runnerStatusLog.id)),
     ]);
   }
 
@@ -188,6 +201,38 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       method: 'DELETE',
       url: () => `/api/director/runners/${A}/${r2}`,
       expect: ownerOnly(),
+    },
+    {
+      name: 'public checkpoints',
+      method: 'GET',
+      url: () => `/api/open/races/${A}/checkpoints`,
+      expect: open(),
+    },
+    {
+      name: 'director checkpoints',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/checkpoints`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'set checkpoint cutoff',
+      method: 'PUT',
+      url: () => `/api/director/races/${A}/checkpoints/${cpId}`,
+      body: json({ CutoffTime: '2026-06-01T12:00:00Z' }),
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'set runner status',
+      method: 'PUT',
+      url: () => `/api/director/runners/${r1}/status`,
+      body: json({ Status: 'DNF', Reason: 'Matrix' }),
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'runner status log',
+      method: 'GET',
+      url: () => `/api/director/runners/${A}/status-log`,
+      expect: ownerOrAdmin(),
     },
     { name: 'director course', method: 'GET', url: () => `/api/director/course/${A}`, expect: ownerOnly() },
     {

@@ -15,7 +15,22 @@ export const MIN_START_TIME = Date.UTC(2000, 0, 1);
 export const MAX_START_TIME = Date.UTC(2101, 0, 1) - 1;
 
 /** Where a runner is in the race, as the live leaderboard reports it. */
-export const RUNNER_STATUSES = ['not-started', 'racing', 'finished', 'stale', 'off-course'] as const;
+export const RUNNER_STATUSES = [
+  'not-started',
+  'racing',
+  'finished',
+  'stale',
+  'off-course',
+  'dnf',
+  'dsq',
+  'dns',
+] as const;
+
+/**
+ * A status set by people (the race's director, an admin, an aid station's DNF): did not start, did not finish,
+ * disqualified. On the leaderboard it shows as `dns`, `dnf`, `dsq`.
+ */
+export const MANUAL_RUNNER_STATUSES = ['DNS', 'DNF', 'DSQ'] as const;
 
 /** What an HQ alert is about (`Kind`). `cutoff-risk` is reserved for checkpoints with cutoffs. */
 export const ALERT_KINDS = [

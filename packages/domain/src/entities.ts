@@ -175,3 +175,75 @@ export const publicConfigSchema = z.object({
   map: z.object({ tileUrl: z.string(), tileAttribution: z.string() }),
 });
 export type PublicConfig = z.infer<typeof publicConfigSchema>;
+
+// ---------------------------------------------------------------- race operations (issue 12)
+
+/** A runner status set by people: did not start, did not finish, disqualified (null: none / cleared). */
+export const manualRunnerStatusSchema = z.enum(['DNS', 'DNF', 'DSQ']);
+export type ManualRunnerStatus = z.infer<typeof manualRunnerStatusSchema>;
+
+/** A checkpoint: the course's start, its named waypoints on the course, its finish; with an optional cutoff. */
+export const checkpointSchema = z
+  .object({
+    CheckpointId: z.number().int(),
+    Name: z.string(),
+    /** Distance along the course from the start. */
+    DistanceKm: z.number(),
+    /** The runner must have passed here by this time (ISO), or null. */
+    CutoffTime: isoTime.nullable(),
+  })
+  .meta({ id: 'Checkpoint' });
+export type Checkpoint = z.infer<typeof checkpointSchema>;
+
+/** One change of a runner's status, with who and when. */
+export const runnerStatusLogEntrySchema = z
+  .object({
+    RunnerId: z.number().int(),
+    BibNumber: z.string().nullable(),
+    FirstName: z.string(),
+    LastName: z.string(),
+    /** The status set, or null when it was cleared. */
+    Status: manualRunnerStatusSchema.nullable(),
+    Reason: z.string().nullable(),
+    At: isoTime,
+    /** Who set it (user id, or e.g. "check-in: <checkpoint>"). */
+    By: z.string().nullable(),
+    /** Distance reached when a DNF was recorded, km. */
+    DistanceKm: z.number().nullable(),
+  })
+  .meta({ id: 'RunnerStatusLogEntry' });
+export type RunnerStatusLogEntry = z.infer<typeof runnerStatusLogEntrySchema>;
+
+/** A runner's current status as set by people (the answer to setting it). */
+export const runnerStatusInfoSchema = z
+  .object({
+    RunnerId: z.number().int(),
+    RaceId: z.number().int(),
+    Status: manualRunnerStatusSchema.nullable(),
+    Reason: z.string().nullable(),
+    StatusTime: isoTime.nullable(),
+    StatusBy: z.string().nullable(),
+    /** Distance reached when a DNF was recorded, km. */
+    DistanceKm: z.number().nullable(),
+  })
+  .meta({ id: 'RunnerStatusInfo' });
+export type RunnerStatusInfo = z.infer<typeof runnerStatusInfoSchema>;
+
+/** One checkpoint passed by a runner: from GPS (interpolated between two fixes) or from an aid-station check-in. */
+export const splitSchema = z.object({
+  CheckpointId: z.number().int(),
+  PassingTime: isoTime,
+  Source: z.enum(['gps', 'check-in']),
+  /** Interpolated between fixes (GPS), not observed. */
+  Estimated: z.boolean(),
+});
+export type Split = z.infer<typeof splitSchema>;
+
+export const runnerSplitsSchema = z
+  .object({
+    RunnerId: z.number().int(),
+    BibNumber: z.string().nullable(),
+    Splits: z.array(splitSchema),
+  })
+  .meta({ id: 'RunnerSplits' });
+export type RunnerSplits = z.infer<typeof runnerSplitsSchema>;

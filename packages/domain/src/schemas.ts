@@ -133,3 +133,25 @@ export function validationMessage(
     .join('; ');
   return message || 'Invalid request.';
 }
+
+// ---------------------------------------------------------------- race operations (issue 12)
+
+/** Setting or clearing (Status null) a runner's status; a reason is optional. */
+export const runnerStatusBodySchema = z.object({
+  Status: z.enum(['DNS', 'DNF', 'DSQ'], { error: 'Status must be "DNS", "DNF", "DSQ" or null' }).nullable(),
+  Reason: z
+    .string()
+    .trim()
+    .max(500, 'Reason must be at most 500 characters')
+    .nullable()
+    .optional()
+    .transform((v) => (v === undefined || v === null || v === '' ? null : v)),
+});
+export type RunnerStatusBody = z.input<typeof runnerStatusBodySchema>;
+export type RunnerStatusInput = z.output<typeof runnerStatusBodySchema>;
+
+/** Setting (an ISO date-time) or clearing (null) a checkpoint's cutoff. */
+export const checkpointCutoffBodySchema = z.object({
+  CutoffTime: isoDateTime.nullable(),
+});
+export type CheckpointCutoffBody = z.input<typeof checkpointCutoffBodySchema>;

@@ -1,5 +1,6 @@
 import { GpxError, toGeoJson, toGpx, type Course, type CoursePoint } from '@racebeacon/domain';
 import { sql } from 'drizzle-orm';
+import { rebuildCheckpoints } from '../checkpoints/repository';
 import type { Db } from '../db/client';
 import { badRequest, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
@@ -97,7 +98,7 @@ export class CourseService {
     const row = await this.db.transaction(async (tx) => {
       // The race may have been deleted meanwhile; lock it so the course never outlives it.
       if (!(await racesRepo.findRaceForUpdate(tx, raceId))) throw notFound(`Race ${raceId} was not found.`);
-      return repo.replaceCourse(tx, {
+      const replaced = await repo.replaceCourse(tx, {
         raceId,
         name,
         fileName,
@@ -108,6 +109,9 @@ export class CourseService {
         pointCount: stats.pointCount,
         hasElevation: stats.hasElevation,
       });
+      // Start, the waypoints on the course and finish; cutoffs kept by name.
+      await rebuildCheckpoints(tx, raceId);
+      return replaced;
     });
     await this.events.raceChanged(raceId);
     const course = { ...row, geometry: { waypoints: analysed.waypoints } };
@@ -116,9 +120,12 @@ export class CourseService {
 
   async deleteCourse(directorId: string, raceId: number, courseId: number): Promise<void> {
     await this.races.getOwnedRace(directorId, raceId);
-    if (!(await repo.deleteCourse(this.db, raceId, courseId))) {
-      throw notFound(`Course ${courseId} was not found for race ${raceId}.`);
-    }
+    await this.db.transaction(async (tx) => {
+      if (!(await repo.deleteCourse(tx, raceId, courseId))) {
+        throw notFound(`Course ${courseId} was not found for race ${raceId}.`);
+      }
+      await rebuildCheckpoints(tx, raceId);
+    });
     await this.events.raceChanged(raceId);
   }
 

@@ -131,6 +131,12 @@ export class RaceLive {
     return this.runners.has(runnerId);
   }
 
+  /** The runner's distance along the course (m), or null when they were never placed on it. */
+  runnerDistanceM(runnerId: number): number | null {
+    const s = this.runners.get(runnerId)?.state;
+    return s && s.status !== 'not-started' ? s.distanceM : null;
+  }
+
   /**
    * Adds a fix in its place in time (late fixes included). Returns false for a duplicate or an unknown runner.
    */

@@ -7,6 +7,7 @@ import {
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
+import { HttpError } from '../lib/errors';
 import { RaceCache, type RaceEntry } from './race-cache';
 import type { LiveFix, RunnerAlertSubject } from './runner-live';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
@@ -113,6 +114,21 @@ export class LiveService {
   async alertSubjects(raceId: number, nowMs = this.now()): Promise<RunnerAlertSubject[]> {
     const entry = await this.cache.require(raceId);
     return entry.live.alertSubjects(nowMs);
+  }
+
+  /**
+   * How far along the course a runner is now (m): null when the race is not public (not loaded live), has no
+   * course, or the runner was never placed on it. A database outage is thrown.
+   */
+  async runnerDistanceM(raceId: number, runnerId: number): Promise<number | null> {
+    let entry: RaceEntry;
+    try {
+      entry = await this.cache.require(raceId);
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 404) return null;
+      throw err;
+    }
+    return entry.live.runnerDistanceM(runnerId);
   }
 
   /** The prepared course of an approved race (null when it has none). */

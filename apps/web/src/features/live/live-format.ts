@@ -90,6 +90,9 @@ export const STATUS_LABEL: Record<string, string> = {
   finished: 'Finished',
   stale: 'No signal',
   'off-course': 'Off course',
+  dnf: 'DNF',
+  dsq: 'DSQ',
+  dns: 'DNS',
   unfinished: 'Not finished',
 };
 
