@@ -1,0 +1,287 @@
+/**
+ * Bytes on the wire (`npm run bench -- wire`), issue 15's budgets for a 2,500-runner race, measured through the
+ * real server (buildApp on an in-memory PGlite, listening on a local port, the built web app):
+ *
+ * 1. The first live view: the race page (index.html), its first-screen JS and CSS, the live view's lazy chunks
+ *    (live panel, map, Leaflet), the race, the course-track, and the live data — both the REST reads the issue
+ *    names (leaderboard, positions) and the SSE snapshot the web app actually opens. Budget: 350 KB.
+ * 2. One 2.5-minute update cycle per viewer over the live stream: every runner's tracker pings once (real OsmAnd
+ *    HTTP pings spread over the cycle), the bytes one SSE viewer receives. Budget: 15 KB.
+ *
+ * Each figure is printed beside the baseline measured in the same run: the same request without Accept-Encoding
+ * (what every answer cost before compression). WIRE_CYCLE_S shortens the cycle (default 150 s of real time).
+ * Needs the web app built (`npm run build -w @racebeacon/web`).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { gaussian, seededRandom } from '@racebeacon/domain';
+import { buildApp } from '../apps/server/src/app';
+import { loadConfig } from '../apps/server/src/config';
+import { openDatabase } from '../apps/server/src/db/client';
+import { positions } from '../apps/server/src/db/schema';
+import { webDist } from '../apps/server/src/platform/web-app';
+import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
+
+const RUNNERS = 2500;
+const COURSE_M = 50_000;
+const INTERVAL_MS = 150_000;
+const RACE_ELAPSED_MS = 2 * 3600_000;
+const CYCLE_MS = Number(process.env.WIRE_CYCLE_S ?? 150) * 1000;
+const FIRST_VIEW_BUDGET = 350 * 1024;
+const CYCLE_BUDGET = 15 * 1024;
+/** What Chromium sends. */
+const BROWSER_ENCODING = 'gzip, deflate, br, zstd';
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+
+/** A runner's steady pace and phase, and its fix at a time (GPS noise of a few metres, 6 decimals like a phone). */
+function runnerModel(k: number) {
+  const random = seededRandom(1000 + k);
+  const speed = 1.8 + random() * 1.6; // 1.8–3.4 m/s: 4:55 to 9:15 min/km
+  const phase = random() * INTERVAL_MS;
+  return {
+    phase,
+    fixAt(startMs: number, t: number) {
+      const d = Math.min(COURSE_M, (speed * (t - startMs)) / 1000);
+      const p = pointAlong(d + gaussian(random) * 4, gaussian(random) * 4);
+      return { t, lat: Number(p.lat.toFixed(6)), lon: Number(p.lon.toFixed(6)), batteryPercent: 80 };
+    },
+  };
+}
+
+async function storeHistory(app: Awaited<ReturnType<typeof buildApp>>, race: SeededRace, until: number) {
+  const rows: (typeof positions.$inferInsert)[] = [];
+  for (const [k, r] of race.runners.entries()) {
+    const m = runnerModel(k);
+    for (let t = race.clockStartMs + m.phase; t <= until; t += INTERVAL_MS) {
+      const f = m.fixAt(race.clockStartMs, t);
+      rows.push({
+        deviceId: r.deviceId,
+        raceId: race.raceId,
+        runnerId: r.runnerId,
+        fixTime: new Date(f.t),
+        lat: f.lat,
+        lon: f.lon,
+        batteryPercent: f.batteryPercent,
+        source: 'osmand',
+      });
+    }
+  }
+  for (let i = 0; i < rows.length; i += 2000) await app.db.insert(positions).values(rows.slice(i, i + 2000));
+  return rows.length;
+}
+
+/** GET over real HTTP: bytes of the body as sent (not decoded). */
+function wireGet(url: string, acceptEncoding?: string) {
+  return new Promise<{ status: number; bytes: number; body: Buffer; encoding?: string }>(
+    (resolve, reject) => {
+      http
+        .get(url, { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks);
+            resolve({
+              status: res.statusCode!,
+              bytes: body.length,
+              body,
+              encoding: res.headers['content-encoding'],
+            });
+          });
+        })
+        .on('error', reject);
+    },
+  );
+}
+
+/** An SSE viewer counting the bytes it receives; `snapshotBytes` once the first snapshot has arrived. */
+function sseViewer(url: string, acceptEncoding?: string) {
+  return new Promise<{ bytes: () => number; snapshotBytes: number; close(): void }>((resolve, reject) => {
+    const req = http.get(
+      url,
+      {
+        headers: {
+          accept: 'text/event-stream',
+          ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+        },
+      },
+      (res) => {
+        let bytes = 0;
+        let text = '';
+        let done = false;
+        const plain = !res.headers['content-encoding'];
+        const decoded = plain ? res : res.pipe(createGunzip());
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        decoded.on('data', (c: Buffer) => {
+          if (done) return;
+          text += c.toString();
+          const i = text.indexOf('event: snapshot');
+          if (i >= 0 && text.indexOf('\n\n', i) >= 0) {
+            done = true;
+            resolve({ bytes: () => bytes, snapshotBytes: bytes, close: () => req.destroy() });
+          }
+        });
+      },
+    );
+    req.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err);
+    });
+  });
+}
+
+/** The first-screen files of the built app and the live view's lazy chunks (with what they import statically). */
+function webFiles(indexHtml: string): { firstScreen: string[]; liveChunks: string[] } {
+  const firstScreen = [...indexHtml.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+  const assets = readdirSync(path.join(webDist, 'assets')).filter((f) => /\.(js|css)$/.test(f));
+  const lazyRoots = assets.filter((f) => /^(live|live-map|leaflet)-[\w-]+\.(js|css)$/.test(f));
+  const seen = new Set<string>(firstScreen.map((f) => f.replace('/assets/', '')));
+  const live: string[] = [];
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    live.push(`/assets/${file}`);
+    if (!file.endsWith('.js')) return;
+    const code = readFileSync(path.join(webDist, 'assets', file), 'utf8');
+    for (const m of code.matchAll(/from\s*"\.\/([\w.-]+\.js)"/g)) visit(m[1]);
+  };
+  lazyRoots.forEach(visit);
+  return { firstScreen, liveChunks: live };
+}
+
+export default async function wireBench() {
+  if (!existsSync(path.join(webDist, 'index.html'))) {
+    console.log('web app not built: run "npm run build -w @racebeacon/web" first');
+    return;
+  }
+  const database = await openDatabase({});
+  const app = await buildApp({
+    config: loadConfig({ DEMO: 'off', LOG_LEVEL: 'silent', PORT: '0', ALERT_SWEEP_SECONDS: '0' }),
+    database,
+    logger: false,
+  });
+  try {
+    await app.ready();
+    const now = Date.now();
+    const race = await seedLiveRace(app.db, {
+      runners: RUNNERS,
+      courseLengthM: COURSE_M,
+      clockStartMs: now - RACE_ELAPSED_MS,
+      expectedIntervalS: 150,
+    });
+    const fixes = await storeHistory(app, race, now);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    console.log(
+      `race: ${RUNNERS} runners, ${COURSE_M / 1000} km course, ${RACE_ELAPSED_MS / 3600_000} h in (${fixes} fixes stored)`,
+    );
+
+    // ---------------------------------------------------------------- 1. first live view
+    const id = race.raceId;
+    const page = await wireGet(`${base}/race/${id}`);
+    const { firstScreen, liveChunks } = webFiles(page.body.toString());
+    const items: [string, string][] = [
+      ['page (index.html)', `/race/${id}`],
+      ...firstScreen.map((f): [string, string] => [`first screen ${path.basename(f)}`, f]),
+      ...liveChunks.map((f): [string, string] => [`live view ${path.basename(f)}`, f]),
+      ['race', `/api/open/races/${id}`],
+      ['course', `/api/open/course/${id}`],
+      ['course-track', `/api/open/races/${id}/course-track`],
+      ['leaderboard', `/api/open/races/${id}/leaderboard`],
+      ['positions', `/api/open/races/${id}/positions`],
+    ];
+    const rows: { name: string; before: number; after: number; encoding: string }[] = [];
+    for (const [name, p] of items) {
+      const before = await wireGet(`${base}${p}`);
+      const after = await wireGet(`${base}${p}`, BROWSER_ENCODING);
+      if (before.status !== 200) throw new Error(`${p} answered ${before.status}`);
+      rows.push({ name, before: before.bytes, after: after.bytes, encoding: after.encoding ?? 'identity' });
+    }
+    const plainSse = await sseViewer(`${base}/api/open/races/${id}/live`);
+    const gzipSse = await sseViewer(`${base}/api/open/races/${id}/live`, BROWSER_ENCODING);
+    rows.push({
+      name: 'live stream snapshot (SSE)',
+      before: plainSse.snapshotBytes,
+      after: gzipSse.snapshotBytes,
+      encoding: 'gzip',
+    });
+    const width = Math.max(...rows.map((r) => r.name.length));
+    console.log(
+      `\nfirst live view, bytes on the wire (before: no Accept-Encoding; after: "${BROWSER_ENCODING}")`,
+    );
+    for (const r of rows) {
+      console.log(
+        `  ${r.name.padEnd(width)}  ${kb(r.before).padStart(10)}  →  ${kb(r.after).padStart(9)}  (${r.encoding})`,
+      );
+    }
+    const sum = (names: (n: string) => boolean, key: 'before' | 'after') =>
+      rows.filter((r) => names(r.name)).reduce((s, r) => s + r[key], 0);
+    const shell = (n: string) =>
+      n.startsWith('page') || n.startsWith('first screen') || n.startsWith('live view') || n === 'race';
+    const issueView = (n: string) =>
+      shell(n) || n === 'course-track' || n === 'leaderboard' || n === 'positions';
+    const webView = (n: string) =>
+      shell(n) || n === 'course' || n === 'course-track' || n.startsWith('live stream');
+    const verdict = (n: number, budget: number) => (n <= budget ? 'within' : 'OVER');
+    for (const [label, pick] of [
+      ['page + JS + leaderboard + positions + course-track (the issue’s list)', issueView],
+      ['page + JS + race + course + course-track + SSE snapshot (what the web app loads)', webView],
+    ] as const) {
+      const before = sum(pick, 'before');
+      const after = sum(pick, 'after');
+      console.log(
+        `first view, ${label}: ${kb(before)} before → ${kb(after)} after (${(before / after).toFixed(1)}× less); ` +
+          `budget ${kb(FIRST_VIEW_BUDGET)}: ${verdict(after, FIRST_VIEW_BUDGET)}`,
+      );
+    }
+
+    // ---------------------------------------------------------------- 2. one update cycle
+    const startPlain = plainSse.bytes();
+    const startGzip = gzipSse.bytes();
+    const cycleStart = Date.now();
+    const models = race.runners.map((_, k) => runnerModel(k));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const post = (url: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    // Each runner pings once, at its own phase within the cycle (trackers are not synchronised).
+    const order = race.runners
+      .map((r, k) => ({ r, k, at: (models[k].phase / INTERVAL_MS) * CYCLE_MS }))
+      .sort((a, b) => a.at - b.at);
+    let failed = 0;
+    const inFlight: Promise<void>[] = [];
+    for (const { r, k, at } of order) {
+      const wait = cycleStart + at - Date.now();
+      if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      const fix = models[k].fixAt(race.clockStartMs, Date.now());
+      inFlight.push(
+        post(osmandUrl(base, r, fix)).then((s) => {
+          if (s < 200 || s >= 300) failed++;
+        }),
+      );
+    }
+    await Promise.all(inFlight);
+    await new Promise((res) => setTimeout(res, 1000)); // the last batch (250 ms) reaches the viewers
+    const cyclePlain = plainSse.bytes() - startPlain;
+    const cycleGzip = gzipSse.bytes() - startGzip;
+    agent.destroy();
+    plainSse.close();
+    gzipSse.close();
+    console.log(
+      `\none update cycle (${RUNNERS} pings over ${(CYCLE_MS / 1000).toFixed(0)} s${failed ? `, ${failed} refused` : ''}), per viewer: ` +
+        `${kb(cyclePlain)} before → ${kb(cycleGzip)} after (${(cyclePlain / cycleGzip).toFixed(1)}× less); ` +
+        `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleGzip, CYCLE_BUDGET)}`,
+    );
+  } finally {
+    await app.close();
+    await database.close();
+  }
+}
