@@ -18,6 +18,10 @@ import { RaceService } from './races/service';
 import directorRunnerRoutes from './runners/director-routes';
 import openRunnerRoutes from './runners/open-routes';
 import { RunnerService } from './runners/service';
+import runnerExportRoutes from './runners/export-routes';
+import { RunnerExportService } from './runners/export-service';
+import runnerImportRoutes from './runners/import-routes';
+import { RunnerImportService } from './runners/import-service';
 import { RunnerStatusService, type RunnerDistanceLookup } from './runners/status';
 import runnerStatusRoutes from './runners/status-routes';
 
@@ -44,6 +48,9 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const courses = new CourseService(app.db, events, races, app.config.publicUrl);
   const devices = new DeviceService(app.db, events, races);
   const requests = new RaceRequestService(app.db, events, courses);
+  const imports = new RunnerImportService(app.db, events, races);
+  // The live state is read when a results file is asked for (the live plugin decorates the app before this one).
+  const exports = new RunnerExportService(app.db, races, () => app.live);
   const checkpoints = new CheckpointService(app.db, events, races);
   const statuses = new RunnerStatusService(app.db, events, opts.runnerDistance);
 
@@ -56,6 +63,8 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   await app.register(directorDeviceRoutes, { devices });
   await app.register(adminDeviceRoutes, { devices });
   await app.register(adminRequestRoutes, { requests });
+  await app.register(runnerImportRoutes, { imports });
+  await app.register(runnerExportRoutes, { exports });
   await app.register(openCheckpointRoutes, { checkpoints });
   await app.register(directorCheckpointRoutes, { checkpoints });
   await app.register(runnerStatusRoutes, { statuses });

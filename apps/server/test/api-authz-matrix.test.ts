@@ -183,6 +183,35 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     },
     { name: 'director runners', method: 'GET', url: () => `/api/director/runners/${A}`, expect: ownerOnly() },
     {
+      name: 'import runners (CSV)',
+      method: 'POST',
+      url: () => `/api/director/runners/${A}/import`,
+      body: () => ({
+        payload: 'bib,first name,last name\nM1,Matrix,Import\n',
+        headers: { 'content-type': 'text/csv' },
+      }),
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'export runners (CSV)',
+      method: 'GET',
+      url: () => `/api/director/runners/${A}/export.csv`,
+      expect: ownerOrAdmin(),
+    },
+    { name: 'results CSV', method: 'GET', url: () => `/api/open/races/${A}/results.csv`, expect: open() },
+    {
+      name: 'results CSV of an unapproved race',
+      method: 'GET',
+      url: () => `/api/open/races/${U}/results.csv`,
+      expect: open(404),
+    },
+    {
+      name: 'runner track GPX',
+      method: 'GET',
+      url: () => `/api/open/races/${A}/runners/${r1}/track.gpx`,
+      expect: open(),
+    },
+    {
       name: 'add runner',
       method: 'POST',
       url: () => `/api/director/runners/${A}`,

@@ -159,18 +159,22 @@ export interface CsvWriteOptions {
   delimiter?: CsvDelimiter;
   /**
    * Text starting with = + - @ (a formula to a spreadsheet) gets a leading apostrophe, so that a name like
-   * `=HYPERLINK(…)` is shown, not run ("CSV injection"). The runner import removes that apostrophe again.
+   * `=HYPERLINK(…)` is shown, not run ("CSV injection"); phone numbers and plain numbers (`+33 6 12`, `-5`) are left
+   * as they are. The runner import removes that apostrophe again.
    */
   guardFormulas?: boolean;
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
+/** `+33 6 12 34 56 78`, `-5`, `+1 (555) 010-9999`: a phone number or a plain number, safe in a spreadsheet. */
+const PLAIN_NUMBER = /^[+-][\d\s()./-]*$/;
+const looksLikeFormula = (s: string) => FORMULA_START.test(s) && !PLAIN_NUMBER.test(s);
 
 /** One field as CSV: quoted when it holds the separator, a quote, a line break, or spaces at either end. */
 export function csvField(value: CsvValue, opts: CsvWriteOptions = {}): string {
   if (value === null || value === undefined) return '';
   let s = typeof value === 'string' ? value : String(value);
-  if (opts.guardFormulas && typeof value === 'string' && FORMULA_START.test(s)) s = `'${s}`;
+  if (opts.guardFormulas && typeof value === 'string' && looksLikeFormula(s)) s = `'${s}`;
   const delimiter = opts.delimiter ?? ',';
   const needsQuotes = s.includes(delimiter) || /["\r\n]/.test(s) || (s.length > 0 && s.trim() !== s);
   return needsQuotes ? `"${s.replace(/"/g, '""')}"` : s;
@@ -185,5 +189,5 @@ export function toCsv(rows: readonly (readonly CsvValue[])[], opts: CsvWriteOpti
 
 /** Undoes `guardFormulas`: `'=x` read back is `=x`. */
 export function unguardFormula(s: string): string {
-  return s.length > 1 && s[0] === "'" && FORMULA_START.test(s.slice(1)) ? s.slice(1) : s;
+  return s.length > 1 && s[0] === "'" && looksLikeFormula(s.slice(1)) ? s.slice(1) : s;
 }

@@ -332,3 +332,33 @@ export function toGeoJson(course: {
     ],
   };
 }
+
+/** A fix of a runner's track: when, where, and the altitude when the device reported one. */
+export interface TrackFix {
+  timeMs: number;
+  lat: number;
+  lon: number;
+  ele?: number | null;
+}
+
+/**
+ * A GPX 1.1 document of a runner's recorded track: one `trk` with one `trkseg`, a `trkpt` per fix with its `time`
+ * (UTC, ISO 8601) and `ele` when known, in time order (the fixes are sorted here, whatever order they come in).
+ */
+export function trackToGpx(track: { name: string; fixes: readonly TrackFix[]; creator?: string }): string {
+  const fixes = [...track.fixes].sort((a, b) => a.timeMs - b.timeMs);
+  const name = `<name>${escapeXml(track.name)}</name>`;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<gpx version="1.1" creator="${escapeXml(track.creator ?? 'RaceBeacon')}" xmlns="http://www.topografix.com/GPX/1/1">`,
+    `  <metadata>${name}</metadata>`,
+    `  <trk>${name}<trkseg>`,
+  ];
+  for (const f of fixes) {
+    const ele = f.ele === null || f.ele === undefined || !Number.isFinite(f.ele) ? '' : `<ele>${f.ele}</ele>`;
+    const time = new Date(f.timeMs).toISOString().replace(/\.000Z$/, 'Z');
+    lines.push(`    <trkpt lat="${f.lat}" lon="${f.lon}">${ele}<time>${time}</time></trkpt>`);
+  }
+  lines.push('  </trkseg></trk>', '</gpx>', '');
+  return lines.join('\n');
+}

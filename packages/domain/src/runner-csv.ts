@@ -309,3 +309,77 @@ export function runnersToCsv(runners: readonly Omit<ExistingRunner, 'RunnerId'>[
   }
   return toCsv(rows, { bom: true, guardFormulas: true });
 }
+
+// ---------------------------------------------------------------- results
+
+/** One runner's line of the results file (the live leaderboard's fields, plus the checkpoint passing times). */
+export interface ResultLine {
+  Rank: number | null;
+  BibNumber: string | null;
+  FirstName: string;
+  LastName: string;
+  Gender: string;
+  Age: number | null;
+  /** The leaderboard's status, or the one a person set (DNS, DNF, DSQ). */
+  Status: string;
+  /** ISO date-time, or null. */
+  FinishTime: string | null;
+  ElapsedSeconds: number | null;
+  DistanceKm: number | null;
+  /** Passing time (ISO) per checkpoint of `checkpoints`, in the same order; null where not passed. */
+  Passes?: readonly (string | null)[];
+}
+
+/** 93784 s → `26:03:04` (hours keep counting past a day). */
+export function formatElapsed(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return '';
+  const s = Math.round(seconds);
+  const hh = Math.floor(s / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = s % 60;
+  return `${hh}:${String(mm).padStart(2, '0')}:${String(ss).padStart(2, '0')}`;
+}
+
+/** An ISO time as a spreadsheet reads it: whole seconds, offset kept (`2026-06-06T12:34:56Z`). */
+export function formatIsoSeconds(iso: string | null): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  return Number.isFinite(t) ? new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z') : '';
+}
+
+/**
+ * The results file: Rank, BibNumber, FirstName, LastName, Gender, Age, Status, FinishTime, Elapsed (h:mm:ss),
+ * DistanceKm, then one column per checkpoint (its passing time). UTF-8 BOM and CRLF, so spreadsheets open it as it is.
+ */
+export function resultsToCsv(lines: readonly ResultLine[], checkpoints: readonly string[] = []): string {
+  const header = [
+    'Rank',
+    'BibNumber',
+    'FirstName',
+    'LastName',
+    'Gender',
+    'Age',
+    'Status',
+    'FinishTime',
+    'Elapsed',
+    'DistanceKm',
+    ...checkpoints,
+  ];
+  const rows: CsvValue[][] = [header];
+  for (const l of lines) {
+    rows.push([
+      l.Rank,
+      l.BibNumber,
+      l.FirstName,
+      l.LastName,
+      l.Gender,
+      l.Age,
+      l.Status,
+      formatIsoSeconds(l.FinishTime),
+      formatElapsed(l.ElapsedSeconds),
+      l.DistanceKm === null ? null : Number(l.DistanceKm.toFixed(2)),
+      ...checkpoints.map((_, i) => formatIsoSeconds(l.Passes?.[i] ?? null)),
+    ]);
+  }
+  return toCsv(rows, { bom: true, guardFormulas: true });
+}

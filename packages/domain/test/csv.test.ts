@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CsvError, csvField, detectDelimiter, parseCsv, toCsv, unguardFormula } from '../src/csv';
 import {
+  formatElapsed,
   normalizeHeader,
   parseGender,
   planRunnerImport,
   readRunnerCsv,
+  resultsToCsv,
   runnersToCsv,
   type ExistingRunner,
 } from '../src/runner-csv';
@@ -207,14 +209,20 @@ describe('toCsv / csvField', () => {
         ['Name', 'Note'],
         ['=HYPERLINK("x")', 'ok'],
         ['-5', -5],
+        ['+33 6 12 34', '-2+3+cmd'],
+        ['@SUM(A1)', '+x'],
       ],
       { bom: true, guardFormulas: true },
     );
-    expect(text).toBe(`${BOM}Name,Note\r\n"'=HYPERLINK(""x"")",ok\r\n'-5,-5\r\n`);
+    expect(text).toBe(
+      `${BOM}Name,Note\r\n"'=HYPERLINK(""x"")",ok\r\n-5,-5\r\n+33 6 12 34,'-2+3+cmd\r\n'@SUM(A1),'+x\r\n`,
+    );
     expect(parseCsv(text).records.map((r) => r.fields.map(unguardFormula))).toEqual([
       ['Name', 'Note'],
       ['=HYPERLINK("x")', 'ok'],
       ['-5', '-5'],
+      ['+33 6 12 34', '-2+3+cmd'],
+      ['@SUM(A1)', '+x'],
     ]);
   });
 
@@ -501,5 +509,56 @@ describe('planRunnerImport', () => {
     const { rows, errors } = readRunnerCsv(text);
     expect(errors).toEqual([]);
     expect(planRunnerImport(existing, rows).map((a) => a.Kind)).toEqual(['unchanged', 'unchanged']);
+  });
+});
+
+describe('resultsToCsv', () => {
+  it.each([
+    [0, '0:00:00'],
+    [59.6, '0:01:00'],
+    [3723, '1:02:03'],
+    [93784, '26:03:04'],
+    [null, ''],
+    [-1, ''],
+  ])('elapsed %j → %j', (s, expected) => {
+    expect(formatElapsed(s)).toBe(expected);
+  });
+
+  it('writes the header, rows and checkpoint columns', () => {
+    const text = resultsToCsv(
+      [
+        {
+          Rank: 1,
+          BibNumber: '7',
+          FirstName: 'Ada',
+          LastName: 'Lovelace, Countess',
+          Gender: 'F',
+          Age: 36,
+          Status: 'finished',
+          FinishTime: '2026-06-06T12:00:00.000Z',
+          ElapsedSeconds: 18000,
+          DistanceKm: 42.1956,
+          Passes: ['2026-06-06T09:30:00.000Z', null],
+        },
+        {
+          Rank: null,
+          BibNumber: null,
+          FirstName: 'Bob',
+          LastName: 'B',
+          Gender: 'M',
+          Age: null,
+          Status: 'DNS',
+          FinishTime: null,
+          ElapsedSeconds: null,
+          DistanceKm: null,
+        },
+      ],
+      ['Aid 1', 'Aid 2'],
+    );
+    expect(text).toBe(
+      '\uFEFFRank,BibNumber,FirstName,LastName,Gender,Age,Status,FinishTime,Elapsed,DistanceKm,Aid 1,Aid 2\r\n' +
+        '1,7,Ada,"Lovelace, Countess",F,36,finished,2026-06-06T12:00:00Z,5:00:00,42.2,2026-06-06T09:30:00Z,\r\n' +
+        ',,Bob,B,M,,DNS,,,,,\r\n',
+    );
   });
 });

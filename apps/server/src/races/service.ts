@@ -71,6 +71,13 @@ export class RaceService {
     return row;
   }
 
+  /** A race the caller runs (its director) or oversees (an admin), or 404 like getOwnedRace. */
+  async getManagedRace(user: { id: string; isAdmin: boolean }, id: number): Promise<repo.RaceRow> {
+    const row = await repo.findRace(this.db, id);
+    if (!row || (row.directorId !== user.id && !user.isAdmin)) throw raceNotFound(id);
+    return row;
+  }
+
   async getDirectorRace(directorId: string, id: number): Promise<Race> {
     return toRace(await this.getOwnedRace(directorId, id));
   }

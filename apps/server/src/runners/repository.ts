@@ -78,6 +78,16 @@ export async function insertRunner(db: DbOrTx, raceId: number, values: RunnerFie
   return row;
 }
 
+/** Many runners in one statement (the CSV import; call it inside the import's transaction). */
+export async function insertRunners(db: DbOrTx, raceId: number, values: RunnerFields[]): Promise<number> {
+  if (values.length === 0) return 0;
+  const rows = await db
+    .insert(runners)
+    .values(values.map((v) => ({ ...v, raceId })))
+    .returning({ id: runners.id });
+  return rows.length;
+}
+
 export async function updateRunner(
   db: DbOrTx,
   raceId: number,

@@ -12,7 +12,7 @@ import * as repo from './repository';
  * The parsed runner body (directorRunnerBodySchema): RunnerId/RaceId/DeviceId in a PUT body never reach here. The
  * HQ fields are left out when absent (an edit keeps them; a create stores null).
  */
-const toFields = (b: DirectorRunnerInput): repo.RunnerFields => ({
+export const toFields = (b: DirectorRunnerInput): repo.RunnerFields => ({
   firstName: b.FirstName,
   lastName: b.LastName,
   bibNumber: b.BibNumber,

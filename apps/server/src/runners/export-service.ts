@@ -1,0 +1,122 @@
+import {
+  resultsToCsv,
+  runnersToCsv,
+  trackToGpx,
+  type LeaderboardRow,
+  type ResultLine,
+} from '@racebeacon/domain';
+import type { Db } from '../db/client';
+import { notFound } from '../lib/errors';
+import type { RaceService } from '../races/service';
+import type { AuthUser } from '../types';
+import * as exportRepo from './export-repository';
+import * as repo from './repository';
+
+/** What the exports read from the live race (the LiveService; looked up when a file is asked for). */
+export interface LiveLeaderboard {
+  leaderboard(raceId: number, filter: Record<string, never>): Promise<LeaderboardRow[]>;
+}
+
+/** Checkpoint passing times for the results file (null: the race has no checkpoints). */
+export type CheckpointPasses = (raceId: number) => Promise<{
+  names: string[];
+  /** RunnerId → passing time (ISO) per checkpoint, in `names` order. */
+  passes: Map<number, (string | null)[]>;
+} | null>;
+
+export interface ExportFile {
+  fileName: string;
+  body: string;
+}
+
+/** `Trail des Cimes 2026` → `trail-des-cimes-2026` (ASCII, for a download's file name). */
+export function fileSlug(name: string, fallback: string): string {
+  const slug = name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return slug || fallback;
+}
+
+/** Files out of the race: the runner list (the import's format), the results, and a runner's track as GPX. */
+export class RunnerExportService {
+  constructor(
+    private readonly db: Db,
+    private readonly races: RaceService,
+    private readonly live: () => LiveLeaderboard,
+    private readonly checkpointPasses: CheckpointPasses = async () => null,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The race's runners as a CSV the import reads back (owner or admin). */
+  async runnersCsv(user: AuthUser, raceId: number): Promise<ExportFile> {
+    const race = await this.races.getManagedRace(user, raceId);
+    const rows = await repo.listRunners(this.db, raceId);
+    const body = runnersToCsv(
+      rows.map((r) => ({
+        BibNumber: r.bibNumber,
+        FirstName: r.firstName,
+        LastName: r.lastName,
+        Gender: r.gender,
+        Age: r.age,
+        EmergencyContact: r.emergencyContact,
+        Phone: r.phone,
+      })),
+    );
+    return { fileName: `runners-${fileSlug(race.name, `race-${raceId}`)}.csv`, body };
+  }
+
+  /**
+   * The results of a public race from its live leaderboard (the leaderboard's order and rank), with the status a
+   * person set (DNS, DNF, DSQ) in place of the tracked one, and a column per checkpoint when the race has them.
+   */
+  async resultsCsv(raceId: number): Promise<ExportFile> {
+    const race = await this.races.getApprovedRace(raceId);
+    const [rows, statuses, cps] = await Promise.all([
+      this.live().leaderboard(raceId, {}),
+      exportRepo.listSetStatuses(this.db, raceId),
+      this.checkpointPasses(raceId),
+    ]);
+    const lines: ResultLine[] = rows.map((r) => ({
+      Rank: r.Rank,
+      BibNumber: r.BibNumber,
+      FirstName: r.FirstName,
+      LastName: r.LastName,
+      Gender: r.Gender,
+      Age: r.Age,
+      Status: statuses.get(r.RunnerId) ?? r.Status,
+      FinishTime: r.FinishTime,
+      ElapsedSeconds: r.ElapsedSeconds,
+      DistanceKm: r.DistanceKm,
+      Passes: cps?.passes.get(r.RunnerId),
+    }));
+    return {
+      fileName: `results-${fileSlug(race.name, `race-${raceId}`)}.csv`,
+      body: resultsToCsv(lines, cps?.names ?? []),
+    };
+  }
+
+  /**
+   * A runner's recorded track of a public race as GPX 1.1, as the public sees it: not when the race's trails are
+   * private or the runner hides their position (404), and without the fixes of the public delay.
+   */
+  async trackGpx(raceId: number, runnerId: number): Promise<ExportFile> {
+    const race = await this.races.getApprovedRace(raceId);
+    const runner = await repo.findRunner(this.db, raceId, runnerId);
+    if (!runner || runner.hidePosition || !race.trailsPublic) {
+      throw notFound(`Runner ${runnerId} has no public track in this race.`, 'track_not_found');
+    }
+    const visibleUntil = new Date(this.now() - race.publicDelayMin * 60_000);
+    const fixes = await exportRepo.listRunnerTrack(this.db, raceId, runnerId, visibleUntil);
+    const who = `${runner.bibNumber ? `${runner.bibNumber} ` : ''}${runner.firstName} ${runner.lastName}`;
+    const body = trackToGpx({
+      name: `${race.name} – ${who}`,
+      fixes: fixes.map((f) => ({ timeMs: f.t.getTime(), lat: f.lat, lon: f.lon, ele: f.ele })),
+    });
+    const fileName = `${fileSlug(race.name, `race-${raceId}`)}-${fileSlug(who, `runner-${runnerId}`)}.gpx`;
+    return { fileName, body };
+  }
+}
