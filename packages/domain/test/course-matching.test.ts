@@ -7,6 +7,7 @@ import {
   outAndBackCourse,
   prepareCourse,
   sortFixes,
+  switchbackCourse,
   type Fix,
   type PreparedCourse,
 } from '../src/course';
@@ -75,13 +76,16 @@ describe('placing fixes on the course', () => {
       4700,
     ],
     [
+      // After 20 minutes unseen the fix at 7 km could as well be a runner still at 3 km (the same spot): it waits
+      // for the next fix, which decides both (see 'an ambiguous fix waits for the next one' below).
       'out-and-back: a dropout across the turnaround',
       outAndBack,
       [
         [3000, 15],
         [7000, 35],
+        [7500, 37.5],
       ],
-      7000,
+      7500,
     ],
     [
       '3 laps: the second lap at the same spot',
@@ -169,6 +173,36 @@ describe('progress never goes backwards', () => {
     );
     expect(s.distanceM).toBeCloseTo(6000, -1);
     expect(s.status).toBe('racing');
+  });
+});
+
+describe('an ambiguous fix waits for the next one', () => {
+  it('a fix two passes fit about as well is decided by the fix after it, and its point kept', () => {
+    const fixes = track(outAndBack, [
+      [3000, 15],
+      [7000, 35],
+      [7500, 37.5],
+    ]);
+    const waiting = computeRunnerState(outAndBack, fixes.slice(0, 2), started, min(35));
+    expect(waiting.distanceM).toBeCloseTo(3000, -1);
+    const decided = computeRunnerState(outAndBack, fixes, started, min(37.5));
+    expect(decided.progress.map((p) => Math.round(p.distanceM / 10) * 10)).toEqual([3000, 7000, 7500]);
+  });
+
+  it('switchbacks 40 m apart: a fix nearer the leg below is placed by the sequence, not the nearest leg', () => {
+    // Legs 600 m long, 40 m apart; at 1187 m the runner is on the second leg, 53 m from its end, right above the
+    // start of the first leg. The fix is displaced 25 m down towards the first leg (15 m from it). Nearest-leg
+    // matching puts them back at 53 m and keeps them on the first leg; the sequence of fixes does not.
+    const sw = prepareCourse(switchbackCourse(6, 600, 40));
+    const pts: [number, number, number?, number?][] = [
+      [48, 0.2],
+      [1187, 5.2, 0, -25],
+      [1775, 7.7],
+      [2368, 10.2],
+    ];
+    const s = computeRunnerState(sw, track(sw, pts), started, min(10.2));
+    expect(s.progress).toHaveLength(4);
+    s.progress.forEach((p, k) => expect(Math.abs(p.distanceM - pts[k][0])).toBeLessThan(30));
   });
 });
 

@@ -1,21 +1,22 @@
 /**
  * Runner race state: places each fix at a distance along the course and derives status, pace and ETAs.
  *
- * Matching one fix (see `placeFix`):
+ * Matching one fix (see `applyFix`, `decideNewest` and `hmm.ts`):
  * 1. All passes of the course within offCourseMeters of the fix come from the spatial index (`courseCandidates`).
  *    None: the runner is off-course and does not advance.
- * 2. Window: from the last known progress (d0 at t0), a pass is plausible if its distance lies in
- *    [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M] and not beyond what the runner's own
- *    moving speed allows (a GPS jump across a loop lands within maxSpeed reach). The window is applied to the index's
- *    candidates: the same passes a scan of the window would find, at index cost.
- * 3. Among plausible passes the best fit wins: Gaussian GPS error on the offset, Laplace error on the distance against
- *    the prediction from the recent speed (see `best`). The prediction is what separates the two passes of an
- *    out-and-back, which lie at exactly the same offset from the fix.
- * 4. A pass further on that fits clearly better but is too far to believe from one fix is kept as a pending jump,
- *    taken only when the next fix continues from it; a single wild fix never moves anyone far ahead.
+ * 2. Reach: from the anchor (where the runner was before the window of recent fixes), a pass is weighed if its
+ *    distance lies in [d0 - BACK_TOLERANCE_M, d0 + maxSpeed * (t - t0) + FORWARD_TOLERANCE_M].
+ * 3. The fix joins the window of the last WINDOW_FIXES fixes, and the most plausible sequence of passes for the
+ *    whole window is decoded (Viterbi): Gaussian GPS error on each offset, and for each step a progress that is
+ *    physically possible in the time between the fixes, weighed against the runner's speed. The newest fix takes its
+ *    pass from that sequence, so an ambiguous earlier fix (switchbacks 40 m apart, a lollipop stem) is re-decided
+ *    by the fixes after it instead of pinning the runner to the wrong leg.
+ * 4. A newest pass far beyond what the runner's own speed allows is held back (`pendingJump`) until a later fix
+ *    continues from it; a single wild fix never moves anyone far ahead.
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
+import { BACK_TOLERANCE_M, decodeWindow, FORWARD_TOLERANCE_M } from './hmm';
 import {
   DEFAULT_MATCH_OPTIONS,
   type Fix,
@@ -26,30 +27,21 @@ import {
   type RunnerState,
 } from './types';
 
-/** GPS noise (σ ≈ 10 m on each of two fixes) can put a runner this far behind their last position. */
-const BACK_TOLERANCE_M = 60;
-/** Slack on the forward bound for noise and a short burst above maxSpeed. */
-const FORWARD_TOLERANCE_M = 100;
-/** GPS error (σ, metres) assumed when weighing how well a pass fits a fix. */
-const GPS_SIGMA_M = 15;
-/** Scale of the disagreement with the predicted distance: this much, plus a fraction of the predicted advance. */
-const PREDICTION_SCALE_M = 50;
-const PREDICTION_SCALE_FRACTION = 0.5;
-/** A candidate this far from the course that also runs ahead of the prediction is treated as a jump (4 σ). */
-const SUSPICIOUS_OFFSET_M = 4 * GPS_SIGMA_M;
 /** How far back the moving speed looks. */
 const CRUISE_WINDOW_MS = 60 * 60_000;
-/** The jump limit assumes at least this speed (a brisk walk), so a runner resting at an aid station can leave it. */
-const MIN_LIMIT_SPEED_MPS = 2;
-/** A pass this much closer to the fix than the chosen one is worth remembering as a possible jump. */
-const CLEARLY_CLOSER_M = 2 * GPS_SIGMA_M;
 /** Speed assumed before the runner's own is known (a 5:30 /km runner). */
 const DEFAULT_SPEED_MPS = 3;
-/** Progress beyond this many times the runner's best speed (or JUMP_SLACK_M) needs a second fix to be believed. */
-const JUMP_SPEED_FACTOR = 1.6;
-const JUMP_SLACK_M = 250;
-/** Within this of the course length, the course is covered. */
-const FINISH_TOLERANCE_M = 50;
+/** Fixes decoded together (the newest and the ones before it): 15 minutes of 2.5-minute pings. */
+const WINDOW_FIXES = 6;
+/** Passes weighed per fix: the closest few, none more than this farther from the fix than the closest. */
+const MAX_WINDOW_CANDIDATES = 6;
+const MAX_EXTRA_OFFSET_M = 75;
+/** The newest fix waits for the next one when another place for it costs less than this much more (nats). */
+const AMBIGUOUS_MARGIN = 2.5;
+/** At most this many fixes wait for a later one to decide them. */
+const MAX_DEFERRED = 1;
+/** Within this of the course length (2.5 σ of GPS noise), the course is covered. */
+const FINISH_TOLERANCE_M = 25;
 /** A fix this close to the finish point, with FINISH_MIN_FRACTION covered, is a finish. */
 const FINISH_RADIUS_M = 50;
 const FINISH_MIN_FRACTION = 0.95;
@@ -168,21 +160,140 @@ function applyFix(
   s.lastOnCourseMs = fix.t;
 
   const start = clock.startMs;
-  const placed = placeFix(s, candidates, fix.t, lastProgress(s, start), start, o);
-  const from = placed?.from ?? lastProgress(s, start);
   const L = course.lengthM;
-  if (placed !== null && placed.c.alongM >= L - FINISH_TOLERANCE_M) {
-    return finish(s, L, finishTime(course, from, fix.t, placed.c, s, start));
+  const w = decideWindow(s, candidates, fix.t, start, o);
+  const n = w.fixes.length;
+  const pass = w.passes[n - 1];
+  const from = pathBefore(w, n - 1, lastProgress(s, start));
+  // The runner finished: every fix before the finish is decided first.
+  const atLine = pass !== null && pass.alongM >= L - FINISH_TOLERANCE_M;
+  // At the finish, whichever pass the geometry suggested, with the course essentially covered or time enough since
+  // the last progress to have covered it (a finish after a dropout).
+  const nearFinish = metresBetween(fix, course.finish) <= FINISH_RADIUS_M;
+  const reach = from.distanceM + ((recentSpeed(s, start) ?? DEFAULT_SPEED_MPS) * (fix.t - from.t)) / 1000;
+  if (atLine || (nearFinish && (from.distanceM >= FINISH_MIN_FRACTION * L || reach >= L))) {
+    commitWindow(s, w, n - 2, L);
+    const near = pass ?? candidates.reduce((a, b) => (b.alongM > a.alongM ? b : a));
+    const timed = atLine || near.alongM >= FINISH_MIN_FRACTION * L;
+    return finish(s, L, timed ? finishTime(course, from, fix.t, near, s, start) : fix.t);
   }
-  // The course is essentially covered and the runner is at the finish, whichever pass the geometry suggested.
-  if (from.distanceM >= FINISH_MIN_FRACTION * L && metresBetween(fix, course.finish) <= FINISH_RADIUS_M) {
-    return finish(s, L, fix.t);
+  // An ambiguous newest fix (two places about as plausible, e.g. still at the top of the switchbacks or already on
+  // the way down) waits for the next fix to decide it, at most MAX_DEFERRED fixes; the older ones are decided now.
+  const ambiguous = pass === null || w.margin < AMBIGUOUS_MARGIN;
+  commitWindow(s, w, ambiguous ? n - 1 - MAX_DEFERRED : n - 1, L);
+  const last = lastProgress(s, start);
+  if (pass === null) {
+    // Held back until a later fix continues from it (or shows it was a GPS outlier).
+    const ahead = candidates.filter((c) => c.alongM > last.distanceM + BACK_TOLERANCE_M);
+    s.pendingJump =
+      ahead.length > 0
+        ? { t: fix.t, distanceM: ahead.reduce((x, y) => (y.offsetM < x.offsetM ? y : x)).alongM }
+        : null;
+  } else {
+    s.pendingJump = null;
   }
-  if (placed === null) return s;
-  const d = Math.min(Math.max(placed.c.alongM, from.distanceM), L);
-  s.progress.push({ t: fix.t, distanceM: d });
-  s.distanceM = Math.max(s.distanceM, d);
   return s;
+}
+
+/** The decoded window of recent fixes (see `decideWindow`). */
+interface DecodedWindow {
+  fixes: { t: number }[];
+  passes: (CourseCandidate | null)[];
+  distances: number[];
+  margin: number;
+}
+
+/** The progress on the decoded sequence before window fix k (the anchor, or the last progress if further on). */
+function pathBefore(
+  w: DecodedWindow & { anchor: ProgressPoint },
+  k: number,
+  last: ProgressPoint,
+): ProgressPoint {
+  let from = w.anchor;
+  for (let j = k - 1; j >= 0; j--) {
+    if (w.passes[j] !== null) {
+      from = { t: w.fixes[j].t, distanceM: w.distances[j] };
+      break;
+    }
+  }
+  return last.distanceM > from.distanceM ? last : from;
+}
+
+/**
+ * Decides every window fix up to index `upTo` not decided yet: a fix the sequence believes becomes a progress point
+ * (never below the previous one), an outlier none. Progress already shown is never rewritten.
+ */
+function commitWindow(s: RunnerState, w: DecodedWindow, upTo: number, lengthM: number): void {
+  const mw = s.matchWindow!;
+  for (let k = 0; k <= upTo; k++) {
+    const t = w.fixes[k].t;
+    if (t <= mw.decidedT) continue;
+    mw.decidedT = t;
+    if (w.passes[k] === null) continue;
+    const last = s.progress.length > 0 ? s.progress[s.progress.length - 1].distanceM : 0;
+    const d = Math.min(Math.max(w.distances[k], last), lengthM);
+    s.progress.push({ t, distanceM: d });
+    s.distanceM = Math.max(s.distanceM, d);
+  }
+}
+
+/**
+ * Adds the fix to the runner's window of recent fixes and decodes the most plausible sequence of passes (see
+ * `hmm.ts`). The window's oldest fix leaves it with the distance the latest decoding gave it, which becomes the
+ * anchor the next decodings start from.
+ */
+function decideWindow(
+  s: RunnerState,
+  candidates: CourseCandidate[],
+  t: number,
+  startMs: number,
+  o: MatchOptions,
+): DecodedWindow & { anchor: ProgressPoint } {
+  const w = s.matchWindow;
+  let anchor: ProgressPoint = w?.anchor ?? { t: startMs, distanceM: 0 };
+  let k0 = 0;
+  const n0 = w?.fixes.length ?? 0;
+  while (w && n0 - k0 >= WINDOW_FIXES) {
+    if (w.placed[k0]) anchor = { t: w.fixes[k0].t, distanceM: w.distances[k0] };
+    k0++;
+  }
+  const fixes = w ? w.fixes.slice(k0) : [];
+  fixes.push({ t, cands: windowCandidates(candidates, anchor, t, o) });
+  // A cruise speed of 0: no stretch of a minute yet, the runner's speed is not known.
+  const cruise = cruiseSpeed(s, startMs);
+  const decoded = decodeWindow(fixes, {
+    anchor,
+    speedMps: recentSpeed(s, startMs) ?? DEFAULT_SPEED_MPS,
+    cruiseMps: cruise > 0 ? cruise : null,
+    maxSpeedMps: o.maxSpeedMps,
+  });
+  s.matchWindow = {
+    anchor,
+    fixes,
+    distances: decoded.distances,
+    placed: decoded.passes.map((c) => c !== null),
+    decidedT: w?.decidedT ?? -Infinity,
+  };
+  return { anchor, fixes, ...decoded };
+}
+
+/**
+ * The passes worth weighing for a fix: reachable from the anchor at the fastest plausible speed (and not behind it
+ * beyond GPS noise), the closest few, none much farther from the fix than the closest.
+ */
+function windowCandidates(
+  candidates: CourseCandidate[],
+  anchor: ProgressPoint,
+  t: number,
+  o: MatchOptions,
+): CourseCandidate[] {
+  const lo = anchor.distanceM - BACK_TOLERANCE_M;
+  const hi = anchor.distanceM + (o.maxSpeedMps * Math.max(0, t - anchor.t)) / 1000 + FORWARD_TOLERANCE_M;
+  const inReach = candidates.filter((c) => c.alongM >= lo && c.alongM <= hi);
+  if (inReach.length <= 1) return inReach;
+  inReach.sort((a, b) => a.offsetM - b.offsetM);
+  const limit = inReach[0].offsetM + MAX_EXTRA_OFFSET_M;
+  return inReach.filter((c, k) => k < MAX_WINDOW_CANDIDATES && c.offsetM <= limit);
 }
 
 function finish(s: RunnerState, lengthM: number, finishMs: number): RunnerState {
@@ -253,120 +364,6 @@ function recentReference(p: ProgressPoint[], startMs: number): ProgressPoint {
   while (k > 0 && lastT - at(k - 1).t <= RECENT_WINDOW_MS) k--;
   while (k > 0 && lastT - at(k).t < RECENT_MIN_SPAN_MS) k--;
   return at(Math.max(k, 0));
-}
-
-/** Choose the pass for this fix; null when it must not move the runner (yet). */
-function placeFix(
-  s: RunnerState,
-  candidates: CourseCandidate[],
-  t: number,
-  last: ProgressPoint,
-  startMs: number,
-  o: MatchOptions,
-): { c: CourseCandidate; from: ProgressPoint } | null {
-  const speed = recentSpeed(s, startMs);
-  const limitSpeed = speed === null ? null : Math.max(cruiseSpeed(s, startMs), MIN_LIMIT_SPEED_MPS);
-  const plausible = plausibleFrom(candidates, last, t, limitSpeed, o);
-  let chosen = plausible.length > 0 ? best(plausible, last, t, speed ?? DEFAULT_SPEED_MPS) : null;
-  // Far from the course and well ahead of the prediction: more likely a GPS jump than the runner.
-  if (chosen && chosen.c.offsetM > SUSPICIOUS_OFFSET_M && chosen.c.alongM > chosen.predicted + JUMP_SLACK_M) {
-    chosen = null;
-  }
-
-  // A pending jump confirmed by this fix: it continues from the jump (within physical speed) and fits better than
-  // anything reachable from the last accepted progress. Both fixes agree the runner is further on.
-  const pending = s.pendingJump;
-  if (pending !== null) {
-    const fromPending = windowed(candidates, pending, t, o).filter((c) => c.alongM > last.distanceM);
-    if (fromPending.length > 0) {
-      const impliedSpeed = (pending.distanceM - last.distanceM) / Math.max(1, (pending.t - last.t) / 1000);
-      const c = best(fromPending, pending, t, impliedSpeed);
-      if (chosen === null || score(c.c, c.predicted, c.scale) < chosen.cost) {
-        s.pendingJump = null;
-        s.progress.push(pending);
-        s.distanceM = Math.max(s.distanceM, pending.distanceM);
-        return { c: c.c, from: pending };
-      }
-    }
-  }
-
-  // A pass further on that fits this fix clearly better than the chosen one, but too far to take on one fix's word:
-  // remembered, so that a runner wrongly held on a parallel leg (switchbacks) is released by the next fix.
-  const threshold = chosen === null ? Infinity : chosen.c.offsetM - CLEARLY_CLOSER_M;
-  const floor = Math.max(last.distanceM + BACK_TOLERANCE_M, chosen?.c.alongM ?? -Infinity);
-  const beyond = candidates.filter((c) => c.alongM > floor && c.offsetM < threshold);
-  s.pendingJump =
-    beyond.length > 0
-      ? { t, distanceM: beyond.reduce((a, b) => (b.alongM < a.alongM ? b : a)).alongM }
-      : null;
-  return chosen === null ? null : { c: chosen.c, from: last };
-}
-
-function predict(from: ProgressPoint, t: number, speedMps: number): number {
-  return from.distanceM + (speedMps * Math.max(0, t - from.t)) / 1000;
-}
-
-/**
- * Passes reachable from `from` by time t: within the speed window, and not so far ahead that a single fix should be
- * trusted with it (a 1 km GPS jump across a loop lands within maxSpeed reach). The limit uses the runner's best
- * speed so far (at least a jog), so a rest at an aid station does not make the next honest fix look like a jump.
- * Before the runner's speed is known, the speed window alone decides.
- */
-function plausibleFrom(
-  candidates: CourseCandidate[],
-  from: ProgressPoint,
-  t: number,
-  limitSpeedMps: number | null,
-  o: MatchOptions,
-): CourseCandidate[] {
-  const inWindow = windowed(candidates, from, t, o);
-  if (limitSpeedMps === null) return inWindow;
-  const advance = (JUMP_SPEED_FACTOR * limitSpeedMps * Math.max(0, t - from.t)) / 1000;
-  const jumpLimit = from.distanceM + Math.max(JUMP_SLACK_M, advance);
-  return inWindow.filter((c) => c.alongM <= jumpLimit);
-}
-
-function windowed(
-  candidates: CourseCandidate[],
-  from: ProgressPoint,
-  t: number,
-  o: MatchOptions,
-): CourseCandidate[] {
-  const lo = from.distanceM - BACK_TOLERANCE_M;
-  const hi = from.distanceM + (o.maxSpeedMps * Math.max(0, t - from.t)) / 1000 + FORWARD_TOLERANCE_M;
-  return candidates.filter((c) => c.alongM >= lo && c.alongM <= hi);
-}
-
-/**
- * The best pass: a Gaussian GPS error on the offset, and a Laplace error on the distance against the runner's
- * predicted progress, whose scale grows with the predicted advance. Falling short of the prediction costs half as
- * much as overshooting it: runners stop and slow down more often than they surge, and a runner placed too short is
- * put right by the next fix while one placed too far stays there (progress never goes back).
- */
-function best(
-  candidates: CourseCandidate[],
-  from: ProgressPoint,
-  t: number,
-  speedMps: number,
-): { c: CourseCandidate; cost: number; predicted: number; scale: number } {
-  const predicted = predict(from, t, speedMps);
-  const scale = PREDICTION_SCALE_M + PREDICTION_SCALE_FRACTION * (predicted - from.distanceM);
-  let bestC = candidates[0];
-  let bestCost = Infinity;
-  for (const c of candidates) {
-    const cost = score(c, predicted, scale);
-    if (cost < bestCost) {
-      bestCost = cost;
-      bestC = c;
-    }
-  }
-  return { c: bestC, cost: bestCost, predicted, scale };
-}
-
-function score(c: CourseCandidate, predicted: number, scale: number): number {
-  const z = c.offsetM / GPS_SIGMA_M;
-  const delta = c.alongM - predicted;
-  return 0.5 * z * z + (delta >= 0 ? delta / scale : -delta / (2 * scale));
 }
 
 /**

@@ -4,6 +4,7 @@
  * can keep states in memory and push rows over SSE unchanged.
  */
 import type Flatbush from 'flatbush';
+import type { CourseCandidate } from './geometry';
 import type { Gender } from '../entities';
 import type { LeaderboardRow, RunnerStatus } from '../live-messages';
 
@@ -113,6 +114,21 @@ export interface RunnerState {
    * computed the state, and kept by later calls that do not give one.
    */
   staleAfterMs?: number;
+  /**
+   * The matcher's recent fixes (the passes near each) decoded together on every new fix (`course/hmm.ts`), and the
+   * anchor before them. Internal to the matcher; absent before the first matched fix.
+   */
+  matchWindow?: MatchWindow;
+}
+
+export interface MatchWindow {
+  anchor: ProgressPoint;
+  fixes: { t: number; cands: CourseCandidate[] }[];
+  /** Per window fix, from the latest decoding: its progress, and whether it was believed (not an outlier). */
+  distances: number[];
+  placed: boolean[];
+  /** Time of the newest fix already decided (a progress point, or an outlier): later ones may wait for the next. */
+  decidedT: number;
 }
 
 export interface LeaderboardRunner {
@@ -124,6 +140,10 @@ export interface LeaderboardRunner {
   Age: number | null;
   BatteryState: string | null;
   state: RunnerState;
+  /** A status set by people (DNS/DNF/DSQ) and the distance a DNF reached (m): overrides the matcher's status. */
+  manualStatus?: { status: 'DNS' | 'DNF' | 'DSQ'; distanceM: number | null } | null;
+  /** The runner's aid-station check-ins: one at a checkpoint overrides the GPS passing time there. */
+  checkins?: readonly { checkpointId: number; t: number }[];
 }
 
 export interface LeaderboardFilter {
