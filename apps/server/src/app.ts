@@ -19,6 +19,7 @@ import healthRoutes from './platform/health-routes';
 import inputGuardPlugin from './platform/input-guard';
 import openApiPlugin from './platform/openapi';
 import securityHeadersPlugin from './platform/security-headers';
+import spectatorRoutes from './spectators/routes';
 import webAppPlugin from './platform/web-app';
 import apiRoutes from './rest-api';
 import './types';
@@ -81,6 +82,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   // Background jobs (the SPOT feed poller, the alert sweep): each in one process of the cluster, started once the app is ready.
   await app.register(jobsPlugin);
   await app.register(demoPlugin);
+
+  // The text view of a race (server-rendered, no script).
+  await app.register(spectatorRoutes);
 
   // --- the web app (last: its catch-all must not shadow API routes) ---
   await app.register(webAppPlugin);

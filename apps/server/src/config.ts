@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './lib/trust-proxy';
+import { parseFrameAncestors } from './platform/frame-ancestors';
 import { defaultMaxStreams } from './live/sse-hub';
 
 /**
@@ -99,6 +100,18 @@ const envSchema = z.object({
   LORAWAN_WEBHOOK_SECRET: optionalString,
   MQTT_URL: optionalUrl,
   MQTT_TOPIC: z.string().trim().min(1).default('msh/+/2/json/#'),
+  // Sites that may frame the /embed/ pages (CSP frame-ancestors; space/comma-separated, default * = any site)
+  EMBED_FRAME_ANCESTORS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseFrameAncestors(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { COURSE_MAP_STYLE } from '../courses/map-page';
 import { LOGOUT_SCRIPT, PAGE_STYLE } from '../identity/pages';
+import { TEXT_PAGE_STYLE } from '../spectators/text-page';
 
 /**
  * Security headers on every answer: pages, API answers, static files, and the embedded OIDC provider's pages
@@ -128,7 +129,7 @@ export function contentSecurityPolicy(p: PolicyInput): string {
 }
 
 const SCRIPT_HASH = sha256(LOGOUT_SCRIPT);
-const STYLE_HASHES = [sha256(PAGE_STYLE), sha256(COURSE_MAP_STYLE)];
+const STYLE_HASHES = [sha256(PAGE_STYLE), sha256(COURSE_MAP_STYLE), sha256(TEXT_PAGE_STYLE)];
 
 export interface SecurityHeadersOptions {
   /** Fetches an external issuer's discovery document (tests pass a stub); default: fetch. */

@@ -6,6 +6,8 @@ import './security-headers';
 
 /** The web app's hidden-frame token renewal page: framed by the app itself, so it may be framed by its own origin. */
 const SILENT_RENEW_PATH = '/auth/silent-renew';
+/** The pages made for an <iframe> on a race's own site (/embed/race/{id}?view=…): the web app's embed routes. */
+export const EMBED_PREFIX = '/embed/';
 
 export const webDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
@@ -54,6 +56,9 @@ export default fp<{ root?: string }>(async (app, opts) => {
     }
     if (/\.[a-z0-9]+$/i.test(url)) return reply.header('vary', 'Accept-Encoding').sendFile(url.slice(1));
     if (url === SILENT_RENEW_PATH) reply.securityHeaders({ frameAncestors: ["'self'"] });
+    // The embeddable race views: framed by the race's own site (EMBED_FRAME_ANCESTORS), and only they.
+    if (url.startsWith(EMBED_PREFIX))
+      reply.securityHeaders({ frameAncestors: app.config.EMBED_FRAME_ANCESTORS });
     return sendIndex(reply);
   });
 });

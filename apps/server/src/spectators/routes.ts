@@ -1,0 +1,59 @@
+import { eq } from 'drizzle-orm';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { races } from '../db/schema';
+import { raceIdParams } from '../lib/http-schemas';
+import { courseTrack } from '../live/course-track';
+import { renderTextNotFound, renderTextPage, TEXT_PAGE_ROWS } from './text-page';
+
+const textQuery = z.object({
+  q: z.string().trim().max(100).optional().describe('Bib or name to look for'),
+});
+
+/**
+ * Spectator pages rendered by the server: the text view of a race (`/race/{raceId}/text`). The embeddable views
+ * (`/embed/race/{raceId}`) are web app routes, served with their own frame-ancestors by platform/web-app.ts.
+ */
+const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/race/:raceId/text',
+    {
+      schema: {
+        tags: ['live'],
+        summary: 'Text-only live results of a public race (HTML, no script): top 100 or a bib/name search',
+        params: raceIdParams,
+        querystring: textQuery,
+        produces: ['text/html'],
+      },
+    },
+    async (request, reply) => {
+      const { raceId } = request.params;
+      const search = request.query.q ?? '';
+      const [race] = await app.db
+        .select({ name: races.name, approved: races.approved })
+        .from(races)
+        .where(eq(races.id, raceId));
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
+      if (!race || !race.approved) {
+        return reply.code(404).send(renderTextNotFound(app.config.PRODUCT_NAME, raceId));
+      }
+      const [rows, course] = await Promise.all([
+        app.live.leaderboard(raceId, search ? { search } : {}),
+        app.live.course(raceId),
+      ]);
+      return renderTextPage({
+        productName: app.config.PRODUCT_NAME,
+        raceId,
+        raceName: race.name,
+        rows: rows.slice(0, TEXT_PAGE_ROWS),
+        total: rows.length,
+        search,
+        waypoints: courseTrack(course).Waypoints,
+        racePageUrl: `/race/${raceId}`,
+        now: new Date(),
+      });
+    },
+  );
+};
+
+export default spectatorRoutes;
