@@ -1,7 +1,9 @@
 /**
  * Accuracy of course matching on synthetic tracks with known truth: GPS noise σ = 10 m, 2.5-minute
  * pings, 10 % dropouts, 15 % of pings delivered late (out of order), one 1 km GPS jump per runner, on an
- * out-and-back, a 3-lap loop and a self-crossing figure eight. Deterministic (seeded); prints the figures.
+ * out-and-back, a 3-lap loop, a self-crossing figure eight, switchbacks 40 m apart, a lollipop whose stem's two
+ * sides are 25 m apart and run in opposite directions, and two laps sharing 2 km of road with the next lap.
+ * Deterministic (seeded); prints the figures.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,7 +20,9 @@ import {
 import {
   figureEightCourse,
   lapCourse,
+  lollipopCourse,
   outAndBackCourse,
+  sharedRoadLapCourse,
   seededRandom,
   simulateRunner,
   switchbackCourse,
@@ -251,6 +255,8 @@ const scenarios: [string, CourseInput, number, Stops?][] = [
       { atM: 1500, durationMs: 3 * 60_000 },
     ],
   ],
+  ['lollipop, stem sides 25 m apart both ways', lollipopCourse(2000, 3000, 25), 55],
+  ['2 laps sharing 2 km of road, + the road', sharedRoadLapCourse(2, 2000, 1000), 66],
 ];
 
 describe('course matching accuracy on synthetic tracks', () => {
@@ -260,16 +266,16 @@ describe('course matching accuracy on synthetic tracks', () => {
   const fmt = (x: number) => x.toFixed(1).padStart(6);
   const lines = [
     'scenario'.padEnd(53) +
-      'fixes   p50 m   p95 m   max m  back  rank pairs/bad  finish max s  jump adv max m',
+      'fixes   p50 m   p95 m   p99 m   max m  back  rank pairs/bad  finish max s  jump adv max m',
   ];
   for (const o of outcomes) {
     const e = o.errors.slice().sort((a, b) => a - b);
     lines.push(
-      `${o.name.padEnd(52)} ${String(o.fixes).padStart(6)} ${fmt(percentile(e, 50))}  ${fmt(percentile(e, 95))}  ${fmt(e[e.length - 1])}  ${String(o.backwardsSteps).padStart(4)}  ${String(o.rankPairsChecked).padStart(9)}/${o.rankViolations.length}  ${fmt(Math.max(...o.finishErrorsS))}        ${fmt(Math.max(...o.jumpAdvances))}`,
+      `${o.name.padEnd(52)} ${String(o.fixes).padStart(6)} ${fmt(percentile(e, 50))}  ${fmt(percentile(e, 95))}  ${fmt(percentile(e, 99))}  ${fmt(e[e.length - 1])}  ${String(o.backwardsSteps).padStart(4)}  ${String(o.rankPairsChecked).padStart(9)}/${o.rankViolations.length}  ${fmt(Math.max(...o.finishErrorsS))}        ${fmt(Math.max(...o.jumpAdvances))}`,
     );
   }
   lines.push(
-    `${'ALL'.padEnd(52)} ${String(all.length).padStart(6)} ${fmt(percentile(all, 50))}  ${fmt(percentile(all, 95))}  ${fmt(all[all.length - 1])}`,
+    `${'ALL'.padEnd(52)} ${String(all.length).padStart(6)} ${fmt(percentile(all, 50))}  ${fmt(percentile(all, 95))}  ${fmt(percentile(all, 99))}  ${fmt(all[all.length - 1])}`,
   );
   console.log(
     `\nCourse matching accuracy (σ = 10 m, 2.5 min pings, 10 % dropped, 15 % late, 1 km jumps)\n${lines.join('\n')}\n`,
@@ -296,7 +302,7 @@ describe('course matching accuracy on synthetic tracks', () => {
     },
   );
 
-  it.each(outcomes.slice(0, 3).map((o) => [o.name, o] as const))(
+  it.each([0, 1, 2, 4, 5].map((k) => [outcomes[k].name, outcomes[k]] as const))(
     '%s: ranks right for runners > 200 m apart',
     (_n, o) => {
       expect(o.rankPairsChecked).toBeGreaterThan(50);
@@ -336,11 +342,14 @@ describe('course matching accuracy over 150 seeded runners per course', () => {
       switchbackCourse(6, 600, 40),
       (c) => [{ atM: c.lengthM / 2, durationMs: 8 * 60_000 }],
     ],
+    ['lollipop, stem sides 25 m apart', lollipopCourse(2000, 3000, 25)],
+    ['2 laps sharing 2 km of road', sharedRoadLapCourse(2, 2000, 1000)],
   ];
   const results = courses.map(([name, input, stops]) => {
     const course = prepareCourse(input);
     const errors: number[] = [];
     let finishesLate = 0;
+    let finishMissedAtFirstFix = 0;
     let jumpsTaken = 0;
     for (let seed = 1; seed <= 30; seed++) {
       const rand = seededRandom(seed * 7919);
@@ -372,17 +381,27 @@ describe('course matching accuracy over 150 seeded runners per course', () => {
           }
         }
         if (s.finishMs === null || Math.abs(s.finishMs - sim.finishMs) > PING_MS) finishesLate++;
+        // Finished as of the first fix after the finish (not one ping later).
+        // (A GPS jump is not a fix at the finish.)
+        const firstAfter = sim.fixes
+          .filter((f) => f.t >= sim.finishMs && !f.isJump)
+          .sort((a, b) => a.t - b.t)[0];
+        if (firstAfter) {
+          const upTo = fixes.filter((f) => f.t <= firstAfter.t);
+          if (computeRunnerState(course, upTo, clock, firstAfter.t).status !== 'finished')
+            finishMissedAtFirstFix++;
+        }
       }
     }
     errors.sort((a, b) => a - b);
-    return { name, errors, finishesLate, jumpsTaken };
+    return { name, errors, finishesLate, finishMissedAtFirstFix, jumpsTaken };
   });
 
   console.log(
     `\nOver 150 seeded runners per course:\n${results
       .map(
         (x) =>
-          `${x.name.padEnd(36)} fixes ${String(x.errors.length).padStart(5)}  p50 ${percentile(x.errors, 50).toFixed(1)} m  p95 ${percentile(x.errors, 95).toFixed(1)} m  p99 ${percentile(x.errors, 99).toFixed(1)} m  max ${x.errors[x.errors.length - 1].toFixed(0)} m  finish > 1 ping: ${x.finishesLate}  jumps taken: ${x.jumpsTaken}`,
+          `${x.name.padEnd(36)} fixes ${String(x.errors.length).padStart(5)}  p50 ${percentile(x.errors, 50).toFixed(1)} m  p95 ${percentile(x.errors, 95).toFixed(1)} m  p99 ${percentile(x.errors, 99).toFixed(1)} m  max ${x.errors[x.errors.length - 1].toFixed(0)} m  finish > 1 ping: ${x.finishesLate}  finish not at first fix after: ${x.finishMissedAtFirstFix}  jumps taken: ${x.jumpsTaken}`,
       )
       .join('\n')}\n`,
   );
@@ -392,12 +411,25 @@ describe('course matching accuracy over 150 seeded runners per course', () => {
     expect(percentile(x.errors, 95)).toBeLessThanOrEqual(30);
   });
 
-  it.each(results.slice(0, 3).map((x) => [x.name, x] as const))(
-    '%s: every finish within one ping, no jump taken, worst fix within 200 m',
+  /**
+   * The goal on every course is p99 ≤ 30 m and the worst fix ≤ 100 m. Not met yet on two: at a switchback corner a
+   * fix can be as near the next leg as its own, with passes 150 m apart along the course and the fixes around it
+   * unable to tell (p99 31.1 m, worst 166 m, from 1,308 m before the sequence decoding); at the out-and-back's
+   * turnaround likewise (worst 106 m). Those two assert today's figures, so they cannot get worse unnoticed.
+   */
+  const limits: Record<string, { p99: number; max: number }> = {
+    'out-and-back 2×5 km': { p99: 30, max: 110 },
+    'switchbacks 40 m apart, aid stop': { p99: 32, max: 170 },
+  };
+  it.each(results.map((x) => [x.name, x] as const))(
+    '%s: p99 ≤ 30 m, worst fix ≤ 100 m, no jump taken, every finish at the first fix after it',
     (_n, x) => {
-      expect(x.finishesLate).toBe(0);
+      const limit = limits[x.name] ?? { p99: 30, max: 100 };
+      expect(percentile(x.errors, 99)).toBeLessThanOrEqual(limit.p99);
+      expect(x.errors[x.errors.length - 1]).toBeLessThanOrEqual(limit.max);
       expect(x.jumpsTaken).toBe(0);
-      expect(x.errors[x.errors.length - 1]).toBeLessThan(200);
+      expect(x.finishesLate).toBe(0);
+      expect(x.finishMissedAtFirstFix).toBe(0);
     },
   );
 });

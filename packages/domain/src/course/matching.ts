@@ -170,7 +170,8 @@ function applyFix(
   // At the finish, whichever pass the geometry suggested, with the course essentially covered or time enough since
   // the last progress to have covered it (a finish after a dropout).
   const nearFinish = metresBetween(fix, course.finish) <= FINISH_RADIUS_M;
-  const reach = from.distanceM + ((recentSpeed(s, start) ?? DEFAULT_SPEED_MPS) * (fix.t - from.t)) / 1000;
+  const reachSpeed = Math.max(recentSpeed(s, start) ?? DEFAULT_SPEED_MPS, cruiseSpeed(s, start));
+  const reach = from.distanceM + (reachSpeed * (fix.t - from.t)) / 1000;
   if (atLine || (nearFinish && (from.distanceM >= FINISH_MIN_FRACTION * L || reach >= L))) {
     commitWindow(s, w, n - 2, L);
     const near = pass ?? candidates.reduce((a, b) => (b.alongM > a.alongM ? b : a));

@@ -127,6 +127,50 @@ export function switchbackCourse(
 }
 
 /**
+ * A lollipop: a stem out `stemM` east, a loop of about `loopM`, and the stem back `gapM` north of the way out (the
+ * two sides of a trail, run in opposite directions), finishing beside the start.
+ */
+export function lollipopCourse(
+  stemM = 2000,
+  loopM = 3000,
+  gapM = 25,
+  origin: Origin = DEFAULT_ORIGIN,
+): CourseInput {
+  // The loop: a rectangle east of the stem's end, entered from the south side of the stem and left on its north.
+  const w = loopM / 4;
+  const h = loopM / 4 - gapM / 2;
+  const corners: [number, number][] = [
+    [0, 0],
+    [stemM, 0],
+    [stemM + w / 2, -h],
+    [stemM + w * 1.5, -h],
+    [stemM + w * 1.5, h + gapM],
+    [stemM + w / 2, h + gapM],
+    [stemM, gapM],
+    [0, gapM],
+  ];
+  return courseFromMetres(polylineMetres(corners, 20), origin);
+}
+
+/**
+ * Laps that share a road: each lap runs `roadM` east along one road and comes back on another `loopM / 2` south;
+ * after the last lap the runners take the road once more to the finish, so the end of every lap and the start of the
+ * next one are the same 2 km. `laps` laps plus the road.
+ */
+export function sharedRoadLapCourse(
+  laps = 2,
+  roadM = 2000,
+  loopM = 1000,
+  origin: Origin = DEFAULT_ORIGIN,
+): CourseInput {
+  const corners: [number, number][] = [[0, 0]];
+  const south = loopM / 2;
+  for (let k = 0; k < laps; k++) corners.push([roadM, 0], [roadM, -south], [0, -south], [0, 0]);
+  corners.push([roadM, 0]);
+  return courseFromMetres(polylineMetres(corners, 20), origin);
+}
+
+/**
  * A meandering point-to-point course with `points` vertices `spacingM` apart, like a GPX recorded on roads and
  * trails: a general direction with bends of a few hundred metres and some wiggle, for benchmarks.
  */
