@@ -113,6 +113,8 @@ export interface RunnerAlertInput {
   batteryLow: boolean;
   /** Distances along the course (m) of the aid stations / checkpoints (the course's waypoints). */
   waypointDistancesM: readonly number[];
+  /** The checkpoint whose cutoff the runner is expected to miss (course/cutoffs.ts `cutoffRisk`), or null. */
+  cutoffRisk?: { checkpoint: string; cutoffMs: number; etaMs: number | null } | null;
 }
 
 /** A self-clearing condition that holds now for one runner. */
@@ -210,6 +212,21 @@ export function evaluateRunnerConditions(
       const stop = noMovement(fixes, input.waypointDistancesM, settings, nowMs);
       if (stop !== null) out.push(stop);
     }
+
+    const risk = input.cutoffRisk;
+    if (risk) {
+      const late = risk.etaMs === null ? nowMs - risk.cutoffMs : risk.etaMs - risk.cutoffMs;
+      out.push({
+        kind: 'cutoff-risk',
+        message:
+          risk.etaMs === null
+            ? `Cutoff at ${risk.checkpoint} passed ${formatAlertDuration(late)} ago, not there yet`
+            : `Expected at ${risk.checkpoint} ${formatAlertDuration(late)} after its cutoff`,
+        lat: lastFix?.lat ?? null,
+        lon: lastFix?.lon ?? null,
+        since: nowMs,
+      });
+    }
   }
 
   if (racing || input.status === 'not-started') {
@@ -287,23 +304,32 @@ export interface AlertTransitions {
   ongoing: ActiveCondition[];
 }
 
+/** Kinds raised once per runner: resolved by a person, they are not raised again while the condition holds. */
+const RAISED_ONCE: ReadonlySet<AlertKind> = new Set(['cutoff-risk']);
+
 /**
  * What to do with one runner's alerts given the conditions that hold now: at most one unresolved alert per runner
- * and kind; self-clearing kinds resolve when their condition clears; sos, help (and cutoff-risk) never resolve by
- * themselves. Resolved entries of `open` are ignored. Each kind appears once in the result.
+ * and kind; self-clearing kinds resolve when their condition clears; sos, help and cutoff-risk never resolve by
+ * themselves. Resolved entries of `open` are ignored, except that a resolved cutoff-risk is never raised again (it
+ * is raised once per runner). Each kind appears once in the result.
  */
 export function nextAlertTransitions(
   open: readonly OpenAlertRef[],
   active: readonly ActiveCondition[],
 ): AlertTransitions {
   const unresolved = new Set<AlertKind>();
-  for (const a of open) if (a.state !== 'resolved') unresolved.add(a.kind);
+  const raisedOnce = new Set<AlertKind>();
+  for (const a of open) {
+    if (a.state !== 'resolved') unresolved.add(a.kind);
+    else if (RAISED_ONCE.has(a.kind)) raisedOnce.add(a.kind);
+  }
   const raise: ActiveCondition[] = [];
   const ongoing: ActiveCondition[] = [];
   const holding = new Set<AlertKind>();
   for (const c of active) {
     if (holding.has(c.kind)) continue;
     holding.add(c.kind);
+    if (raisedOnce.has(c.kind) && !unresolved.has(c.kind)) continue;
     (unresolved.has(c.kind) ? ongoing : raise).push(c);
   }
   const resolve: AlertKind[] = [];

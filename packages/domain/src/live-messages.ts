@@ -43,6 +43,12 @@ export const leaderboardRowSchema = z.object({
   NextWaypointKm: z.number().nullable(),
   /** When the runner is expected there (ISO), from the same pace as EtaFinish. */
   EtaNextWaypoint: z.string().nullable(),
+  /** The last checkpoint the runner passed (by GPS or check-in), its distance and when. */
+  LastCheckpoint: z.string().nullable().optional(),
+  LastCheckpointKm: z.number().nullable().optional(),
+  LastCheckpointTime: z.string().nullable().optional(),
+  /** On the course and expected at the next checkpoint with a cutoff after that cutoff (or already late). */
+  CutoffRisk: z.boolean().optional(),
   /**
    * Rank within the filtered set (gender and/or age group), only on rows of `filterLeaderboard` with such a filter;
    * Rank stays the overall one.

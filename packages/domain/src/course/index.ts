@@ -13,6 +13,18 @@ export {
 } from './geometry';
 export { computeRunnerState, addFix, refreshRunnerState, emptyRunnerState, sortFixes } from './matching';
 export { buildLeaderboard, filterLeaderboard, parseAgeGroup, AGE_GROUPS } from './leaderboard';
+export {
+  passingTime,
+  runnerSplits,
+  lastCheckpointPassed,
+  sectionPaces,
+  type CheckpointKind,
+  type SplitCheckpoint,
+  type CheckinPassing,
+  type RunnerSplit,
+  type SectionPace,
+} from './splits';
+export { etaAtDistance, cutoffRisk, type CutoffRisk } from './cutoffs';
 export { RunnerTimeline, type TimelineState } from './replay';
 export { flowSeries, thinPolyline, maxDeviation, type FlowPoint, type FlowSeriesOptions } from './flow';
 export {

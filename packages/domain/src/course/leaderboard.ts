@@ -1,9 +1,13 @@
 /**
  * The leaderboard: finished runners by finish time, then everyone else on the course by distance (earlier arrival
- * at that distance first), then runners not seen yet. Gaps are to the leader: finish-time difference, or for a
- * runner still out there the time since the leader passed the same distance.
+ * at that distance first), then those who did not finish (DNF) by the distance they reached, then the disqualified
+ * (DSQ), those who did not start (DNS), and runners not seen yet. Only finishers and runners on the course are
+ * ranked. Gaps are to the leader: finish-time difference, or for a runner still out there the time since the leader
+ * passed the same distance. With checkpoints, each row carries the last one passed and whether a cutoff is at risk.
  */
+import { cutoffRisk } from './cutoffs';
 import { refreshRunnerState } from './matching';
+import { lastCheckpointPassed, type SplitCheckpoint } from './splits';
 import type {
   LeaderboardFilter,
   LeaderboardRow,
@@ -35,38 +39,76 @@ const round = (x: number | null, digits: number): number | null => {
   return Math.round(x * f) / f;
 };
 
+/** Finished, on the course, DNF, DSQ, DNS, not started: the order of the groups. Only the first two are ranked. */
+const GROUP = { finished: 0, racing: 1, dnf: 2, dsq: 3, dns: 4, 'not-started': 5 } as const;
+type Group = (typeof GROUP)[keyof typeof GROUP];
+const RANKED_GROUPS = 1;
+
 interface Ranked {
   r: LeaderboardRunner;
   s: RunnerState;
-  group: 0 | 1 | 2;
+  group: Group;
   /** When the runner first reached their current distance (finish time for finishers). */
   reachedMs: number;
+  /** The distance that ranks a DNF: where the status was recorded, or the furthest progress. */
+  dnfDistanceM: number;
 }
 
+/** The matcher's state with a status set by people on top (dns/dnf/dsq); a DNF keeps the distance it reached. */
+function withManualStatus(r: LeaderboardRunner, s: RunnerState): { s: RunnerState; group: Group } {
+  const manual = r.manualStatus;
+  if (manual) {
+    const status = manual.status === 'DNF' ? 'dnf' : manual.status === 'DSQ' ? 'dsq' : 'dns';
+    return { s: { ...s, status, etaFinishMs: null, nextWaypoint: null }, group: GROUP[status] };
+  }
+  const group =
+    s.status === 'finished'
+      ? GROUP.finished
+      : s.status === 'not-started'
+        ? GROUP['not-started']
+        : GROUP.racing;
+  return { s, group };
+}
+
+/**
+ * The leaderboard rows at `nowMs`. `checkpoints` (course order, optional) add each row's last checkpoint passed and
+ * its cutoff risk.
+ */
 export function buildLeaderboard(
   runners: LeaderboardRunner[],
   course: PreparedCourse,
   clock: RaceClock,
   nowMs: number,
+  checkpoints: readonly SplitCheckpoint[] = [],
 ): LeaderboardRow[] {
   const ranked: Ranked[] = runners.map((r) => {
-    const s = refreshRunnerState(course, r.state, clock, nowMs);
-    const group = s.status === 'finished' ? 0 : s.status === 'not-started' ? 2 : 1;
+    const { s, group } = withManualStatus(r, refreshRunnerState(course, r.state, clock, nowMs));
     const reachedMs = s.finishMs ?? firstReached(s.progress, s.distanceM) ?? Infinity;
-    return { r, s, group, reachedMs };
+    const dnfDistanceM = r.manualStatus?.distanceM ?? s.distanceM;
+    return { r, s, group, reachedMs, dnfDistanceM };
   });
   ranked.sort(compareRanked);
 
-  const leader = ranked.length > 0 && ranked[0].group !== 2 ? ranked[0] : null;
+  const leader = ranked.length > 0 && ranked[0].group <= RANKED_GROUPS ? ranked[0] : null;
   const rows: LeaderboardRow[] = [];
   let rank = 0;
   for (let k = 0; k < ranked.length; k++) {
     const x = ranked[k];
     const { r, s } = x;
-    if (x.group !== 2 && (k === 0 || compareKey(ranked[k - 1], x) !== 0)) rank = k + 1;
-    const known = s.status !== 'not-started';
+    const ranks = x.group <= RANKED_GROUPS;
+    if (ranks && (k === 0 || compareKey(ranked[k - 1], x) !== 0)) rank = k + 1;
+    const onCourse = x.group === GROUP.racing || x.group === GROUP.finished;
+    const known =
+      s.status !== 'not-started' && s.status !== 'dns' && (x.group !== GROUP.dsq || s.progress.length > 0);
+    const distanceM = x.group === GROUP.dnf ? x.dnfDistanceM : s.distanceM;
+    const checkins = r.checkins ?? [];
+    const passed =
+      checkpoints.length > 0 && x.group !== GROUP.dns
+        ? lastCheckpointPassed(s, checkpoints, checkins, clock)
+        : null;
+    const risk = checkpoints.length > 0 ? cutoffRisk(s, checkpoints, checkins, nowMs) !== null : false;
     rows.push({
-      Rank: x.group === 2 ? null : rank,
+      Rank: ranks ? rank : null,
       RunnerId: r.RunnerId,
       BibNumber: r.BibNumber,
       FirstName: r.FirstName,
@@ -74,8 +116,10 @@ export function buildLeaderboard(
       Gender: r.Gender,
       Age: r.Age,
       Status: s.status,
-      DistanceKm: known ? round(s.distanceM / 1000, 3) : null,
-      Percent: known ? round(s.percent, 1) : null,
+      DistanceKm: known ? round(distanceM / 1000, 3) : null,
+      Percent: known
+        ? round(course.lengthM > 0 ? Math.min(100, (distanceM / course.lengthM) * 100) : 0, 1)
+        : null,
       ElapsedSeconds: s.elapsedMs === null ? null : Math.round(s.elapsedMs / 1000),
       PaceSecondsPerKm: round(s.paceSecPerKm, 0),
       EtaFinish: iso(s.etaFinishMs),
@@ -84,11 +128,16 @@ export function buildLeaderboard(
       Latitude: s.lastFix?.lat ?? null,
       Longitude: s.lastFix?.lon ?? null,
       BatteryState: r.BatteryState,
-      GapSeconds: leader && known ? round(gapSeconds(leader.s, s), 0) : null,
-      GapKm: leader && known ? round(Math.max(0, leader.s.distanceM - s.distanceM) / 1000, 3) : null,
+      GapSeconds: leader && known && onCourse ? round(gapSeconds(leader.s, s), 0) : null,
+      GapKm:
+        leader && known && onCourse ? round(Math.max(0, leader.s.distanceM - s.distanceM) / 1000, 3) : null,
       NextWaypoint: s.nextWaypoint?.name ?? null,
       NextWaypointKm: s.nextWaypoint ? round(s.nextWaypoint.distanceM / 1000, 3) : null,
       EtaNextWaypoint: iso(s.nextWaypoint?.etaMs ?? null),
+      LastCheckpoint: passed?.checkpoint.name ?? null,
+      LastCheckpointKm: passed ? round(passed.checkpoint.distanceM / 1000, 3) : null,
+      LastCheckpointTime: iso(passed?.split.t ?? null),
+      CutoffRisk: risk,
     });
   }
   return rows;
@@ -96,8 +145,9 @@ export function buildLeaderboard(
 
 function compareKey(a: Ranked, b: Ranked): number {
   if (a.group !== b.group) return a.group - b.group;
-  if (a.group === 0) return a.reachedMs - b.reachedMs;
-  if (a.group === 1) return b.s.distanceM - a.s.distanceM || a.reachedMs - b.reachedMs;
+  if (a.group === GROUP.finished) return a.reachedMs - b.reachedMs;
+  if (a.group === GROUP.racing) return b.s.distanceM - a.s.distanceM || a.reachedMs - b.reachedMs;
+  if (a.group === GROUP.dnf) return b.dnfDistanceM - a.dnfDistanceM;
   return 0;
 }
 
