@@ -169,9 +169,10 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ Deleted: true, CourseId: c.CourseId });
     expect(await storedCourses(raceId)).toHaveLength(0);
+    // No course any more: a normal state, 204 No Content (issue 15), not an error.
     const read = await call(t, 'GET', `/api/director/course/${raceId}`, { token: alice });
-    expect(read.statusCode).toBe(404);
-    expect(read.json().message).toMatch(/no course/);
+    expect(read.statusCode).toBe(204);
+    expect(read.body).toBe('');
   });
 
   it('another director cannot read or upload, and nothing is stored', async () => {

@@ -28,12 +28,16 @@ const directorCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService; race
       schema: {
         tags,
         security,
-        summary: 'Course of one of the caller’s races (links work even before approval)',
+        summary:
+          'Course of one of the caller’s races (links work even before approval); 204 No Content while it has none',
         params: raceIdParams,
-        response: { 200: courseSchema },
+        response: { 200: courseSchema, 204: z.null().describe('No course uploaded yet') },
       },
     },
-    async (request) => courses.getDirectorCourse(requireUser(request).id, request.params.raceId),
+    async (request, reply) => {
+      const course = await courses.getDirectorCourse(requireUser(request).id, request.params.raceId);
+      return course ?? reply.code(204).send(null);
+    },
   );
 
   app.post(

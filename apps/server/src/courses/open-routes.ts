@@ -22,12 +22,15 @@ const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
     {
       schema: {
         tags,
-        summary: 'Course of an approved race (404 when none)',
+        summary: 'Course of an approved race (204 No Content while it has none; 404: no such public race)',
         params: raceIdParams,
-        response: { 200: courseSchema },
+        response: { 200: courseSchema, 204: z.null().describe('No course uploaded yet') },
       },
     },
-    async (request) => courses.getPublicCourse(request.params.raceId),
+    async (request, reply) => {
+      const course = await courses.getPublicCourse(request.params.raceId);
+      return course ?? reply.code(204).send(null);
+    },
   );
 
   app.get(

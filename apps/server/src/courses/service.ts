@@ -49,18 +49,18 @@ export class CourseService {
     return courseLinks(this.db, this.publicUrl, course, approved);
   }
 
-  async getPublicCourse(raceId: number): Promise<Course> {
+  /** The course of an approved race; null when none was uploaded yet (a normal state, not an error). */
+  async getPublicCourse(raceId: number): Promise<Course | null> {
     await this.races.getApprovedRace(raceId);
     const row = await repo.findCourseByRace(this.db, raceId);
-    if (!row) throw noCourse(raceId);
-    return toCourse(row, await this.linksFor(row, true));
+    return row ? toCourse(row, await this.linksFor(row, true)) : null;
   }
 
-  async getDirectorCourse(directorId: string, raceId: number): Promise<Course> {
+  /** The course of one of the director's races; null when none was uploaded yet. */
+  async getDirectorCourse(directorId: string, raceId: number): Promise<Course | null> {
     const race = await this.races.getOwnedRace(directorId, raceId);
     const row = await repo.findCourseByRace(this.db, raceId);
-    if (!row) throw noCourse(raceId);
-    return toCourse(row, await this.linksFor(row, race.approved));
+    return row ? toCourse(row, await this.linksFor(row, race.approved)) : null;
   }
 
   /**
