@@ -10,6 +10,7 @@ import providerPlugin from './identity/provider-plugin';
 import ingestPlugin from './ingest/plugin';
 import jobsPlugin from './jobs/plugin';
 import { raceEventsOnBus } from './lib/race-events';
+import { checkinEventsOnBus } from './checkins/events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import livePlugin from './live/plugin';
 import compressionPlugin from './platform/compression';
@@ -75,7 +76,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(configRoutes);
   await app.register(livePlugin);
   // The services announce race changes to live viewers on the event bus.
-  await app.register(apiRoutes, { raceEvents: raceEventsOnBus(app.events, app.log) });
+  await app.register(apiRoutes, {
+    raceEvents: raceEventsOnBus(app.events, app.log),
+    checkinEvents: checkinEventsOnBus(app.events, app.log),
+  });
   // Race HQ alerts (before ingestion, which raises SOS and HELP through them).
   await app.register(alertsPlugin);
   await app.register(ingestPlugin);

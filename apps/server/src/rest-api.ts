@@ -1,4 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
+import directorCheckinRoutes from './checkins/director-routes';
+import { noCheckinEvents, type CheckinEvents } from './checkins/events';
+import { CheckinService } from './checkins/service';
+import volunteerCheckinRoutes from './checkins/volunteer-routes';
 import directorCheckpointRoutes from './checkpoints/director-routes';
 import openCheckpointRoutes from './checkpoints/open-routes';
 import { CheckpointService } from './checkpoints/service';
@@ -28,6 +32,8 @@ import runnerStatusRoutes from './runners/status-routes';
 export interface ApiRoutesOptions {
   /** Where the services announce race changes; without it (an app without an event bus) nothing is announced. */
   raceEvents?: RaceEvents;
+  /** Where stored aid-station check-ins are announced (live races apply them as fixes); default: nowhere. */
+  checkinEvents?: CheckinEvents;
   /** A runner's distance along the course now, from the live state (a DNF keeps it). */
   runnerDistance?: RunnerDistanceLookup;
 }
@@ -48,6 +54,8 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const courses = new CourseService(app.db, events, races, app.config.publicUrl);
   const devices = new DeviceService(app.db, events, races);
   const requests = new RaceRequestService(app.db, events, courses);
+  const checkinEvents = opts.checkinEvents ?? noCheckinEvents;
+  const checkins = new CheckinService({ db: app.db, raceEvents: events, checkinEvents });
   const imports = new RunnerImportService(app.db, events, races);
   // The live state is read when a results file is asked for (the live plugin decorates the app before this one).
   const exports = new RunnerExportService(app.db, races, () => app.live);
@@ -63,6 +71,8 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   await app.register(directorDeviceRoutes, { devices });
   await app.register(adminDeviceRoutes, { devices });
   await app.register(adminRequestRoutes, { requests });
+  await app.register(directorCheckinRoutes, { checkins });
+  await app.register(volunteerCheckinRoutes, { checkins });
   await app.register(runnerImportRoutes, { imports });
   await app.register(runnerExportRoutes, { exports });
   await app.register(openCheckpointRoutes, { checkpoints });

@@ -11,6 +11,7 @@ import {
   runners,
   runnerStatusLog,
 } from '../src/db/schema';
+import { checkinEntries, checkinLinks } from '../src/db/schema-race-ops';
 import apiRoutes from '../src/rest-api';
 import { createTestApp, type TestContext } from './support/app';
 import { call, createRace, multipartFile, type CallOptions } from './support/api';
@@ -69,6 +70,8 @@ interface Case {
   url: () => string;
   body?: () => CallOptions;
   expect: Expect;
+  /** The route as registered, when its parameter is not a numeric id (e.g. a check-in token). */
+  route?: string;
 }
 
 describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
@@ -84,6 +87,8 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
   let d3: number; // device to delete
   let courseId: number;
   let cpId: number; // a checkpoint of race A
+  let checkinToken: string; // a check-in link's token (race A, checkpoint cpId)
+  let linkId: number; // a check-in link to revoke
 
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -125,6 +130,18 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     d2 = await newDevice('D2');
     d3 = await newDevice('D3');
     await call(t, 'PUT', `/api/admin/devices/${d1}/assign-race/${A}`, { token: tokens.admin });
+    await call(t, 'POST', `/api/director/runners/${A}`, {
+      token: tokens.owner,
+      body: { FirstName: 'Bib', LastName: 'Seven', BibNumber: '7' },
+    });
+    const newLink = async () =>
+      (
+        await call(t, 'POST', `/api/director/races/${A}/checkpoints/${cpId}/checkin-links`, {
+          token: tokens.owner,
+        })
+      ).json();
+    checkinToken = (await newLink()).Url.replace('/checkin/', '');
+    linkId = (await newLink()).LinkId;
   });
   afterAll(async () => t?.close());
 
@@ -138,6 +155,8 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       await db.select().from(deviceAssignments).orderBy(asc(deviceAssignments.id)),
       await db.select().from(checkpoints).orderBy(asc(checkpoints.id)),
       await db.select().from(runnerStatusLog).orderBy(asc(runnerStatusLog.id)),
+      await db.select().from(checkinLinks).orderBy(asc(checkinLinks.id)),
+      await db.select().from(checkinEntries).orderBy(asc(checkinEntries.id)),
     ]);
   }
 
@@ -264,6 +283,52 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       expect: ownerOrAdmin(),
     },
     { name: 'director course', method: 'GET', url: () => `/api/director/course/${A}`, expect: ownerOnly() },
+    {
+      name: 'create check-in link',
+      method: 'POST',
+      url: () => `/api/director/races/${A}/checkpoints/${cpId}/checkin-links`,
+      body: json({ Label: 'Matrix' }),
+      expect: ownerOrAdmin(201),
+    },
+    {
+      name: 'check-in links',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/checkin-links`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'revoke check-in link',
+      method: 'DELETE',
+      url: () => `/api/director/races/${A}/checkin-links/${linkId}`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'volunteer check-in page (the token is the credential)',
+      method: 'GET',
+      url: () => `/api/checkin/${checkinToken}`,
+      route: 'GET /api/checkin/:n',
+      expect: open(),
+    },
+    {
+      name: 'volunteer check-in (a repeat gets the first answer)',
+      method: 'POST',
+      url: () => `/api/checkin/${checkinToken}`,
+      route: 'POST /api/checkin/:n',
+      body: json({
+        EntryId: 'matrix-entry-0001',
+        BibNumber: '7',
+        Kind: 'in',
+        Time: new Date(Date.now() - 60_000).toISOString(),
+      }),
+      expect: open(201),
+    },
+    {
+      name: 'volunteer check-in page of an unknown link',
+      method: 'GET',
+      url: () => `/api/checkin/${'x'.repeat(32)}`,
+      route: 'GET /api/checkin/:n',
+      expect: open(401),
+    },
     {
       name: 'upload course',
       method: 'POST',
@@ -418,7 +483,7 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     await bare.register(apiRoutes);
     await bare.ready();
     await bare.close();
-    const tested = new Set(cases.map((c) => `${c.method} ${c.url().replace(/\/\d+/g, '/:n')}`));
+    const tested = new Set(cases.map((c) => c.route ?? `${c.method} ${c.url().replace(/\/\d+/g, '/:n')}`));
     expect(registered.length).toBeGreaterThanOrEqual(30);
     expect(registered.filter((r) => !tested.has(r))).toEqual([]);
   });

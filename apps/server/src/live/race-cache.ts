@@ -2,6 +2,8 @@ import { prepareCourse } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { LiveEvent } from '../events/bus';
 import { notFound } from '../lib/errors';
+import { listCheckinFixes } from '../checkins/repository';
+import { mergeCheckinFixes } from './checkin-fixes';
 import { RaceLive } from './race-live';
 import type { LiveFix } from './runner-live';
 import { findCourseGeometry, findLiveRace, listLiveRunners, listRaceFixes } from './repository';
@@ -140,11 +142,14 @@ export class RaceCache {
     const { db } = this.opts;
     const race = await findLiveRace(db, raceId);
     if (!race || !race.approved) return null;
-    const [geometry, runners, fixes] = await Promise.all([
+    const [geometry, runners, gpsFixes, checkins] = await Promise.all([
       findCourseGeometry(db, raceId),
       listLiveRunners(db, raceId),
       listRaceFixes(db, raceId),
+      listCheckinFixes(db, raceId),
     ]);
+    // Aid-station check-ins are fixes at their checkpoint, merged with the GPS fixes in runner and time order.
+    const fixes = checkins.length ? mergeCheckinFixes(gpsFixes, checkins) : gpsFixes;
     let course = null;
     try {
       course = geometry ? prepareCourse(geometry) : null;

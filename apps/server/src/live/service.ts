@@ -215,6 +215,7 @@ export class LiveService {
     const entry = this.cache.loaded(e.raceId);
     if (!entry) return; // not in memory: the next reader loads it from the database, the event's data included
     if (e.type === 'race-updated') return this.cache.scheduleReload(e.raceId);
+    if (e.type === 'checkin') return this.onCheckin(entry, e);
     if ((e.type !== 'position' && e.type !== 'battery') || e.runnerId === null) return;
     if (!entry.live.hasRunner(e.runnerId)) {
       // A runner we do not know yet (added after the load): rebuild from the database.
@@ -227,6 +228,26 @@ export class LiveService {
       return;
     }
     const fix: LiveFix = { t: Date.parse(e.fixTime), lat: e.lat, lon: e.lon, ...reading };
+    if (!entry.live.addFix(e.runnerId, fix, this.now())) return;
+    let list = entry.pendingFixes.get(e.runnerId);
+    if (!list) entry.pendingFixes.set(e.runnerId, (list = []));
+    list.push(fix);
+    this.scheduleFlush(entry);
+  }
+
+  /**
+   * An aid-station check-in: a fix at the checkpoint at the check-in time (no battery), placed and ranked like a GPS
+   * fix, so a runner whose tracker died still moves on.
+   */
+  private onCheckin(entry: RaceEntry, e: Extract<LiveEvent, { type: 'checkin' }>): void {
+    if (!entry.live.hasRunner(e.runnerId)) return this.cache.scheduleReload(e.raceId);
+    const fix: LiveFix = {
+      t: Date.parse(e.time),
+      lat: e.lat,
+      lon: e.lon,
+      batteryPercent: null,
+      batteryState: null,
+    };
     if (!entry.live.addFix(e.runnerId, fix, this.now())) return;
     let list = entry.pendingFixes.get(e.runnerId);
     if (!list) entry.pendingFixes.set(e.runnerId, (list = []));

@@ -16,8 +16,8 @@ import { toFields } from './service';
 
 /** The most data rows one import takes (a registration export of a large race is a few thousand). */
 export const MAX_IMPORT_ROWS = 20_000;
-/** Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters in one). */
-const INSERT_CHUNK = 1000;
+/** Rows per statement (each column is one array parameter; chunks keep a statement's size bounded). */
+const CHUNK = 5000;
 
 export interface ImportOptions {
   /** Answer what would happen, write nothing. */
@@ -137,11 +137,12 @@ export class RunnerImportService {
 
   private async apply(tx: DbOrTx, raceId: number, actions: RunnerImportAction[]): Promise<void> {
     const creates = actions.flatMap((a) => (a.Kind === 'create' ? [toFields(a.Runner)] : []));
-    for (let i = 0; i < creates.length; i += INSERT_CHUNK) {
-      await repo.insertRunners(tx, raceId, creates.slice(i, i + INSERT_CHUNK));
-    }
-    for (const a of actions) {
-      if (a.Kind === 'update') await repo.updateRunner(tx, raceId, a.RunnerId, toFields(a.Runner));
-    }
+    const updates = actions.flatMap((a) =>
+      a.Kind === 'update' ? [{ id: a.RunnerId, values: toFields(a.Runner) }] : [],
+    );
+    for (let i = 0; i < creates.length; i += CHUNK)
+      await repo.insertRunners(tx, raceId, creates.slice(i, i + CHUNK));
+    for (let i = 0; i < updates.length; i += CHUNK)
+      await repo.updateRunners(tx, raceId, updates.slice(i, i + CHUNK));
   }
 }

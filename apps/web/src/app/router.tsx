@@ -16,6 +16,12 @@ import { RaceHqRoute } from './routes/race-hq';
 
 export function createAppRouter() {
   return createBrowserRouter([
+    // The aid-station volunteer's page: no sign-in, no site header (a phone at a table), its own lazy chunk.
+    {
+      path: routePatterns.checkin,
+      errorElement: <ErrorScreen />,
+      lazy: async () => ({ Component: (await import('../features/checkin')).CheckinPage }),
+    },
     {
       element: <Layout />,
       errorElement: <ErrorScreen />,

@@ -11,6 +11,7 @@ export const CONFIRM = {
   startRace: 'Are you sure you want to start this race?',
   endRace: 'Are you sure you want to end this race?',
   approveRace: 'Are you sure you want to approve this race?',
+  checkinDnf: (bib: string) => `Record bib ${bib} as DNF (did not finish) at this checkpoint?`,
 } as const;
 
 export const ALERT = {

@@ -10,10 +10,12 @@ export const paths = {
   devices: '/add-device',
   privacy: '/privacy-policy',
   terms: '/terms-of-service',
+  checkin: (token: string) => `/checkin/${token}`,
 } as const;
 
 export const routePatterns = {
   race: '/race/:raceId',
   unapprovedRace: '/race/unapproved/:raceId',
   raceHq: '/race/:raceId/hq',
+  checkin: '/checkin/:token',
 } as const;
