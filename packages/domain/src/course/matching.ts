@@ -16,6 +16,7 @@
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
+import { etaRange, flatEtaMs } from './eta';
 import { BACK_TOLERANCE_M, decodeWindow, FORWARD_TOLERANCE_M } from './hmm';
 import {
   DEFAULT_MATCH_OPTIONS,
@@ -74,6 +75,8 @@ export function emptyRunnerState(): RunnerState {
     paceSecPerKm: null,
     recentPaceSecPerKm: null,
     etaFinishMs: null,
+    etaFinishEarliestMs: null,
+    etaFinishLatestMs: null,
     nextWaypoint: null,
     progress: [],
     isOffCourse: false,
@@ -417,6 +420,8 @@ export function refreshRunnerState(
   s.paceSecPerKm = null;
   s.recentPaceSecPerKm = null;
   s.etaFinishMs = null;
+  s.etaFinishEarliestMs = null;
+  s.etaFinishLatestMs = null;
   s.nextWaypoint = null;
 
   if (start === null || !seenSinceStart) {
@@ -443,23 +448,23 @@ export function refreshRunnerState(
   if (last.distanceM - ref.distanceM >= MIN_PACE_DISTANCE_M && last.t > ref.t) {
     s.recentPaceSecPerKm = (last.t - ref.t) / (last.distanceM - ref.distanceM);
   }
-  const pace = blendPace(s.paceSecPerKm, s.recentPaceSecPerKm);
-  if (pace !== null) s.etaFinishMs = Math.round(last.t + (L - last.distanceM) * pace);
+  // Terrain-aware with a range once the runner's own pace is measured (eta.ts); until then the flat pace.
+  const finish = etaRange(course, p, start, L);
+  s.etaFinishMs = finish?.etaMs ?? flatEtaMs(s, L);
+  s.etaFinishEarliestMs = finish?.earliestMs ?? null;
+  s.etaFinishLatestMs = finish?.latestMs ?? null;
   const next = course.waypoints.find((w) => w.distanceM > s.distanceM + 1);
   if (next) {
+    const at = etaRange(course, p, start, next.distanceM);
     s.nextWaypoint = {
       name: next.name,
       distanceM: next.distanceM,
-      etaMs: pace !== null ? Math.round(last.t + (next.distanceM - last.distanceM) * pace) : null,
+      etaMs: at?.etaMs ?? flatEtaMs(s, next.distanceM),
+      etaEarliestMs: at?.earliestMs ?? null,
+      etaLatestMs: at?.latestMs ?? null,
     };
   }
   return s;
-}
-
-/** Half recent, half average: recent reacts to fatigue and stops, average keeps one fast stretch from misleading. */
-function blendPace(average: number | null, recent: number | null): number | null {
-  if (average !== null && recent !== null) return (average + recent) / 2;
-  return average ?? recent;
 }
 
 /**

@@ -306,3 +306,136 @@ export function simulateRunner(course: PreparedCourse, o: SimulatedRunnerOptions
 export function prepareMetres(xy: [number, number][], origin: Origin = DEFAULT_ORIGIN): PreparedCourse {
   return prepareCourse(courseFromMetres(xy, origin));
 }
+
+/**
+ * A hilly point-to-point course `lengthM` long (a vertex every 20 m, meandering like windingCourse) with long climbs
+ * and descents (grades up to about ±0.35), and aid stations every `aidEveryM`.
+ */
+export function hillyCourse(
+  lengthM = 30_000,
+  aidEveryM = 6000,
+  seed = 3,
+  origin: Origin = DEFAULT_ORIGIN,
+): CourseInput {
+  const spacing = 20;
+  const flat = windingCourse(Math.round(lengthM / spacing) + 1, spacing, seed, origin);
+  const points = flat.points.map(([lon, lat], k): [number, number, number] => {
+    const d = k * spacing;
+    return [
+      lon,
+      lat,
+      700 + 280 * Math.sin((2 * Math.PI * d) / 9000) + 90 * Math.sin((2 * Math.PI * d) / 2300 + 1),
+    ];
+  });
+  const bare = prepareCourse({ points });
+  const waypoints: { name: string; lat: number; lon: number }[] = [];
+  for (let d = aidEveryM, k = 1; d < bare.lengthM - 500; d += aidEveryM, k++) {
+    const p = pointAtDistance(bare, d);
+    waypoints.push({ name: `Aid ${k}`, lat: p.lat, lon: p.lon });
+  }
+  return { points, waypoints };
+}
+
+export interface HillRunnerOptions {
+  seed: number;
+  startMs: number;
+  /** Pace on the flat when fresh, seconds per km. */
+  flatPaceSecPerKm: number;
+  pingIntervalMs?: number;
+  noiseM?: number;
+  dropoutRate?: number;
+}
+
+export interface HillRunner {
+  /** Fixes in time order (dropped pings absent), each with the true distance. */
+  fixes: SimulatedFix[];
+  finishMs: number;
+  truthAt: (t: number) => number;
+  /** When the runner reaches distance d (the finish time beyond the course). */
+  timeAt: (d: number) => number;
+}
+
+/**
+ * A runner on a hilly course, paced by grade with their own sensitivity to it (the Minetti energy-cost curve scaled
+ * by 0.8–1.2, descents capped at a personal 65–85 % of the flat pace), fading by 0–8 % an hour, ± 8 % per km of
+ * day-to-day variation, and 1–4 minutes at every aid station. Not the ETA model itself: a runner it has to learn.
+ */
+export function simulateHillRunner(course: PreparedCourse, o: HillRunnerOptions): HillRunner {
+  const rand = seededRandom(o.seed);
+  const sensitivity = 0.8 + 0.4 * rand();
+  const downhillCap = 0.65 + 0.2 * rand();
+  const fadePerHour = 0.08 * rand();
+  const ping = o.pingIntervalMs ?? 150_000;
+  const noise = o.noiseM ?? 10;
+  const step = 10;
+  const kmNoise: number[] = [];
+  for (let k = 0; k <= course.lengthM / 1000 + 1; k++) kmNoise.push(1 + 0.08 * (2 * rand() - 1));
+  const stops = course.waypoints.map((w) => ({ atM: w.distanceM, ms: 60_000 + 180_000 * rand() }));
+  const knotT: number[] = [o.startMs];
+  const knotD: number[] = [0];
+  let t = o.startMs;
+  let stop = 0;
+  for (let d = 0; d < course.lengthM;) {
+    const next = Math.min(course.lengthM, d + step);
+    const e0 = pointAtDistance(course, d).ele;
+    const e1 = pointAtDistance(course, next).ele;
+    const grade = e0 !== null && e1 !== null && next > d ? (e1 - e0) / (next - d) : 0;
+    const minetti = minettiCostOf(grade) / 3.6;
+    const terrain = Math.max(downhillCap, 1 + sensitivity * (minetti - 1));
+    const hours = (t - o.startMs) / 3_600_000;
+    const pace = o.flatPaceSecPerKm * terrain * (1 + fadePerHour * hours) * kmNoise[Math.floor(d / 1000)];
+    t += pace * (next - d);
+    d = next;
+    knotT.push(t);
+    knotD.push(d);
+    while (stop < stops.length && stops[stop].atM <= d) {
+      t += stops[stop].ms;
+      knotT.push(t);
+      knotD.push(d);
+      stop++;
+    }
+  }
+  const finishMs = t;
+  const truthAt = (x: number): number => {
+    if (x <= o.startMs) return 0;
+    if (x >= finishMs) return course.lengthM;
+    let lo = 0;
+    let hi = knotT.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (knotT[mid] <= x) lo = mid;
+      else hi = mid;
+    }
+    const span = knotT[hi] - knotT[lo];
+    return span > 0 ? knotD[lo] + ((knotD[hi] - knotD[lo]) * (x - knotT[lo])) / span : knotD[lo];
+  };
+  const timeAt = (x: number): number => {
+    if (x >= course.lengthM) return finishMs;
+    let lo = 0;
+    let hi = knotD.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (knotD[mid] < x) lo = mid;
+      else hi = mid;
+    }
+    const span = knotD[hi] - knotD[lo];
+    return span > 0 ? knotT[lo] + ((knotT[hi] - knotT[lo]) * (x - knotD[lo])) / span : knotT[hi];
+  };
+  const fixes: SimulatedFix[] = [];
+  for (let x = o.startMs + Math.floor(rand() * ping); x <= finishMs + ping; x += ping) {
+    const truthM = truthAt(x);
+    const p = pointAtDistance(course, truthM);
+    const { kx, ky } = rulerFactors(p.lat);
+    const dx = noise * gaussian(rand);
+    const dy = noise * gaussian(rand);
+    if (rand() < (o.dropoutRate ?? 0)) continue;
+    fixes.push({ t: x, lat: p.lat + dy / ky, lon: p.lon + dx / kx, truthM, deliveredMs: x, isJump: false });
+  }
+  return { fixes, finishMs, truthAt, timeAt };
+}
+
+/** Minetti et al. (2002) energy cost of running at a grade, J/(kg·m) (as in eta.ts, kept apart on purpose). */
+function minettiCostOf(grade: number): number {
+  const i = Math.max(-0.45, Math.min(0.45, grade));
+  return ((((155.4 * i - 30.4) * i - 43.3) * i + 46.3) * i + 19.5) * i + 3.6;
+}

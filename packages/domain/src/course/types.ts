@@ -97,8 +97,17 @@ export interface RunnerState {
   paceSecPerKm: number | null;
   /** Pace over the last ~20 minutes of progress, seconds per km. */
   recentPaceSecPerKm: number | null;
+  /** Terrain-aware ETA at the finish (`eta.ts`; flat pace until the runner's own is measured), and its range. */
   etaFinishMs: number | null;
-  nextWaypoint: { name: string; distanceM: number; etaMs: number | null } | null;
+  etaFinishEarliestMs: number | null;
+  etaFinishLatestMs: number | null;
+  nextWaypoint: {
+    name: string;
+    distanceM: number;
+    etaMs: number | null;
+    etaEarliestMs?: number | null;
+    etaLatestMs?: number | null;
+  } | null;
   /** One point per on-course fix since the start, distances never decreasing. */
   progress: ProgressPoint[];
   /** The newest fix since the start was farther than offCourseMeters from the course. */
@@ -132,6 +141,8 @@ export interface MatchWindow {
 }
 
 export interface LeaderboardRunner {
+  /** How often the runner's device is expected to report (ms): silent beyond it, the row carries an estimate. */
+  expectedIntervalMs?: number;
   RunnerId: number;
   BibNumber: string | null;
   FirstName: string;

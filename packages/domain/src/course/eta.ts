@@ -1,0 +1,337 @@
+/**
+ * Terrain-aware ETAs: when a runner is expected at a distance along the course, from their own pace so far adjusted
+ * for the grade of every section still ahead, their pace trend (fatigue), and the time they spend at aid stations.
+ *
+ * Grade model: Minetti AE, Moia C, Roi GS, Susta D, Ferretti G. "Energy cost of walking and running at extreme
+ * uphill and downhill slopes." J Appl Physiol 93: 1039–1046, 2002. The energy cost of running per kg and metre at
+ * grade i (rise over run, measured −0.45…+0.45) is
+ *   C(i) = 155.4 i⁵ − 30.4 i⁴ − 43.3 i³ + 46.3 i² + 19.5 i + 3.6  J/(kg·m),
+ * so a metre at grade i takes C(i) / C(0) "flat metres" of effort. Runners cannot turn the whole saving of a steep
+ * descent into speed (footing, braking), so a metre never counts for less than MIN_EFFORT_FACTOR flat metres.
+ * A course without elevation is flat: the same model on plain distance.
+ *
+ * The runner's pace is measured in seconds per flat-equivalent metre over their moving time (stops excluded), in
+ * sections of about a kilometre; a weighted regression of log pace against time gives the current pace and its
+ * trend, extrapolated over the time still to run. Stops at aid stations already passed give the expected stop at
+ * each one still ahead. The range comes from the spread of the section paces about the trend.
+ */
+import { pointAtDistance } from './geometry';
+import type { PreparedCourse, ProgressPoint, RunnerState } from './types';
+
+/** Minetti et al. (2002) energy cost of running at grade i, J/(kg·m). */
+export function minettiCost(grade: number): number {
+  const i = Math.max(-0.45, Math.min(0.45, grade));
+  return ((((155.4 * i - 30.4) * i - 43.3) * i + 46.3) * i + 19.5) * i + 3.6;
+}
+
+/** Flat metres of effort per metre at this grade: C(i) / C(0), at least MIN_EFFORT_FACTOR. */
+export function effortFactor(grade: number): number {
+  return Math.max(MIN_EFFORT_FACTOR, minettiCost(grade) / 3.6);
+}
+
+/** A metre downhill never counts for less than this many flat metres (the descent's cost saving is not all speed). */
+const MIN_EFFORT_FACTOR = 0.75;
+/** The course is resampled every this many metres for its grade (smooths GPX elevation noise). */
+const SAMPLE_M = 50;
+/** A step between progress points with less advance than this is standing still. */
+const STOPPED_M = 30;
+/** Pace sections are at least this much effort (flat metres)… */
+const SECTION_EFFORT_M = 800;
+/** …and a stop within this distance of a waypoint is time at that aid station. */
+const AID_RADIUS_M = 250;
+/** Pace trend bounds, per hour of log pace: from a slight speed-up to a strong fade. */
+const TREND_MIN = -0.05;
+const TREND_MAX = 0.3;
+/** Spread of section paces assumed until the runner's own is measured (log pace), and its floor. */
+const DEFAULT_SPREAD = 0.08;
+const MIN_SPREAD = 0.03;
+/** Section paces vary with this share independent from section to section; the rest is the runner's level. */
+const INDEPENDENT_SHARE = 0.5;
+/**
+ * Relative error of the grade model itself for a runner (runners differ in how much a climb slows them and how fast
+ * they dare descend), independent of how far ahead.
+ */
+const MODEL_SPREAD = 0.07;
+/** The range covers about 90 % of outcomes (z of the normal). */
+const RANGE_Z = 1.645;
+/** Whatever the spread, a range is at least this wide each side. */
+const MIN_HALF_RANGE_MS = 60_000;
+
+const effortCache = new WeakMap<PreparedCourse, Float64Array>();
+
+/** Cumulative effort (flat metres) at every SAMPLE_M along the course, computed once per course. */
+function effortTable(course: PreparedCourse): Float64Array {
+  const cached = effortCache.get(course);
+  if (cached) return cached;
+  const n = Math.max(1, Math.ceil(course.lengthM / SAMPLE_M));
+  const table = new Float64Array(n + 1);
+  let prevEle = course.hasElevation ? pointAtDistance(course, 0).ele : null;
+  for (let k = 1; k <= n; k++) {
+    const d = Math.min(course.lengthM, k * SAMPLE_M);
+    const len = d - (k - 1) * SAMPLE_M;
+    let factor = 1;
+    if (course.hasElevation) {
+      const ele = pointAtDistance(course, d).ele;
+      if (ele !== null && prevEle !== null && len > 0) factor = effortFactor((ele - prevEle) / len);
+      prevEle = ele;
+    }
+    table[k] = table[k - 1] + len * factor;
+  }
+  effortCache.set(course, table);
+  return table;
+}
+
+/** Effort (flat metres) from the start to distance d. */
+export function effortAt(course: PreparedCourse, distanceM: number): number {
+  const table = effortTable(course);
+  const x = Math.max(0, Math.min(course.lengthM, distanceM)) / SAMPLE_M;
+  const k = Math.min(Math.floor(x), table.length - 2);
+  if (k < 0) return 0;
+  return table[k] + (table[k + 1] - table[k]) * (x - k);
+}
+
+/** The runner's pace model, from their progress (cached per progress array: progress only ever grows by copy). */
+export interface PaceModel {
+  /** Seconds per flat metre now (at the last progress point). */
+  paceSPerM: number;
+  /** Log-pace change per second ahead (fatigue > 0). */
+  trendPerS: number;
+  /** Spread (σ) of section log paces about the trend. */
+  spread: number;
+  /** Expected stop at each aid station still ahead (ms), and the longest seen. */
+  aidStopMs: number;
+  aidStopMaxMs: number;
+  /** Moving sections measured. */
+  sections: number;
+  last: ProgressPoint;
+}
+
+const modelCache = new WeakMap<ProgressPoint[], { course: PreparedCourse; model: PaceModel | null }>();
+
+/** Pace model of a runner on the course; null before a kilometre or so of moving progress. */
+export function paceModel(
+  course: PreparedCourse,
+  progress: ProgressPoint[],
+  startMs: number,
+): PaceModel | null {
+  const hit = modelCache.get(progress);
+  if (hit && hit.course === course) return hit.model;
+  const model = buildModel(course, progress, startMs);
+  modelCache.set(progress, { course, model });
+  return model;
+}
+
+function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: number): PaceModel | null {
+  if (progress.length === 0) return null;
+  // Sections of moving time and effort; stopped steps counted apart (at an aid station or elsewhere).
+  const secT: number[] = [];
+  const secPace: number[] = [];
+  const secW: number[] = [];
+  let accT = 0;
+  let accE = 0;
+  let accMidT = 0;
+  let aidStopMs = 0;
+  let aidStopMaxMs = 0;
+  let prev: ProgressPoint = { t: startMs, distanceM: 0 };
+  let prevE = 0;
+  const stopAt = new Map<number, number>();
+  for (const q of progress) {
+    const dt = q.t - prev.t;
+    const e = effortAt(course, q.distanceM);
+    if (dt > 0) {
+      if (q.distanceM - prev.distanceM < STOPPED_M) {
+        const w = nearWaypoint(course, q.distanceM);
+        if (w !== null) stopAt.set(w, (stopAt.get(w) ?? 0) + dt);
+      } else {
+        accT += dt;
+        accE += e - prevE;
+        accMidT += dt * ((q.t + prev.t) / 2);
+        if (accE >= SECTION_EFFORT_M) {
+          secT.push(accMidT / accT);
+          secPace.push(Math.log(accT / 1000 / accE));
+          secW.push(accE);
+          accT = 0;
+          accE = 0;
+          accMidT = 0;
+        }
+      }
+    }
+    prev = q;
+    prevE = e;
+  }
+  // The unfinished last section counts if it is at least half a section.
+  if (accE >= SECTION_EFFORT_M / 2) {
+    secT.push(accMidT / accT);
+    secPace.push(Math.log(accT / 1000 / accE));
+    secW.push(accE);
+  }
+  if (secPace.length === 0) return null;
+  const last = progress[progress.length - 1];
+  const passed = course.waypoints.filter((w) => w.distanceM <= last.distanceM + AID_RADIUS_M).length;
+  for (const ms of stopAt.values()) {
+    aidStopMs += ms;
+    aidStopMaxMs = Math.max(aidStopMaxMs, ms);
+  }
+  aidStopMs = passed > 0 ? aidStopMs / passed : 0;
+
+  // Weighted least squares of log pace on time (hours), the trend only with three sections or more.
+  let sw = 0;
+  let sx = 0;
+  let sy = 0;
+  for (let k = 0; k < secPace.length; k++) {
+    sw += secW[k];
+    sx += secW[k] * secT[k];
+    sy += secW[k] * secPace[k];
+  }
+  const mx = sx / sw;
+  const my = sy / sw;
+  let sxx = 0;
+  let sxy = 0;
+  for (let k = 0; k < secPace.length; k++) {
+    const dx = (secT[k] - mx) / 3_600_000;
+    sxx += secW[k] * dx * dx;
+    sxy += secW[k] * dx * (secPace[k] - my);
+  }
+  const trendPerH = secPace.length >= 3 && sxx > 0 ? Math.max(TREND_MIN, Math.min(TREND_MAX, sxy / sxx)) : 0;
+  const logPaceNow = my + trendPerH * ((last.t - mx) / 3_600_000);
+  let ss = 0;
+  for (let k = 0; k < secPace.length; k++) {
+    const fit = my + trendPerH * ((secT[k] - mx) / 3_600_000);
+    ss += secW[k] * (secPace[k] - fit) ** 2;
+  }
+  const n = secPace.length;
+  const measured = n >= 3 ? Math.sqrt(ss / sw) * Math.sqrt(n / (n - 1)) : DEFAULT_SPREAD;
+  return {
+    paceSPerM: Math.exp(logPaceNow),
+    trendPerS: trendPerH / 3600,
+    spread: Math.max(MIN_SPREAD, measured),
+    aidStopMs,
+    aidStopMaxMs,
+    sections: n,
+    last,
+  };
+}
+
+function nearWaypoint(course: PreparedCourse, d: number): number | null {
+  for (const w of course.waypoints) if (Math.abs(w.distanceM - d) <= AID_RADIUS_M) return w.distanceM;
+  return null;
+}
+
+/** Seconds to cover `effort` flat metres from pace p (s/m) drifting by `trend` per second: ∫ dt / p(t) = effort. */
+function secondsFor(effort: number, p: number, trend: number): number {
+  if (effort <= 0) return 0;
+  if (Math.abs(trend) < 1e-12) return effort * p;
+  const x = trend * p * effort;
+  // A fade so strong the distance is never covered on the trend: fall back to the pace it would have reached.
+  if (x >= 0.95) return effort * p * (1 + trend * effort * p);
+  return -Math.log(1 - x) / trend;
+}
+
+export interface EtaRange {
+  etaMs: number;
+  earliestMs: number;
+  latestMs: number;
+}
+
+/**
+ * When the runner with this progress is expected at `distanceM` (epoch ms), with a range; null before their pace is
+ * known or for a distance already reached. Aid-station stops count for every waypoint strictly between.
+ */
+export function etaRange(
+  course: PreparedCourse,
+  progress: ProgressPoint[],
+  startMs: number,
+  distanceM: number,
+): EtaRange | null {
+  const m = paceModel(course, progress, startMs);
+  if (m === null || distanceM <= m.last.distanceM) return null;
+  const effort = effortAt(course, distanceM) - effortAt(course, m.last.distanceM);
+  const moving = secondsFor(effort, m.paceSPerM, m.trendPerS) * 1000;
+  let aids = 0;
+  for (const w of course.waypoints)
+    if (w.distanceM > m.last.distanceM + 1 && w.distanceM < distanceM - 1) aids++;
+  const stops = aids * m.aidStopMs;
+  // σ of the mean log pace over the sections ahead: independent section noise averages out, the level does not.
+  const ahead = Math.max(1, effort / SECTION_EFFORT_M);
+  const sigma = Math.hypot(
+    m.spread * Math.sqrt(INDEPENDENT_SHARE / ahead + (1 - INDEPENDENT_SHARE) / Math.max(1, m.sections)),
+    MODEL_SPREAD,
+  );
+  const half = RANGE_Z * sigma;
+  const early = Math.max(MIN_HALF_RANGE_MS, moving * (1 - Math.exp(-half)));
+  const late = Math.max(MIN_HALF_RANGE_MS, moving * (Math.exp(half) - 1));
+  const eta = m.last.t + moving + stops;
+  return {
+    etaMs: Math.round(eta),
+    earliestMs: Math.round(eta - early - stops),
+    latestMs: Math.round(eta + late + aids * Math.max(0, m.aidStopMaxMs - m.aidStopMs)),
+  };
+}
+
+/**
+ * The distance the runner is expected to have reached at `atMs` on the same model (moving all the time since the
+ * last progress), with the range of the earliest/latest paces; null before the pace is known.
+ */
+export function distanceAt(
+  course: PreparedCourse,
+  progress: ProgressPoint[],
+  startMs: number,
+  atMs: number,
+): { distanceM: number; minM: number; maxM: number } | null {
+  const m = paceModel(course, progress, startMs);
+  if (m === null) return null;
+  const dt = Math.max(0, atMs - m.last.t) / 1000;
+  const e0 = effortAt(course, m.last.distanceM);
+  const ahead = Math.max(1, (dt / m.paceSPerM / SECTION_EFFORT_M) | 0);
+  const sigma = Math.hypot(
+    m.spread * Math.sqrt(INDEPENDENT_SHARE / ahead + (1 - INDEPENDENT_SHARE) / Math.max(1, m.sections)),
+    MODEL_SPREAD,
+  );
+  const at = (pace: number) => distanceForEffort(course, e0 + effortInTime(dt, pace, m.trendPerS));
+  return {
+    distanceM: at(m.paceSPerM),
+    minM: at(m.paceSPerM * Math.exp(RANGE_Z * sigma)),
+    maxM: at(m.paceSPerM * Math.exp(-RANGE_Z * sigma)),
+  };
+}
+
+/** Flat metres covered in `seconds` from pace p drifting by `trend` per second (inverse of secondsFor). */
+function effortInTime(seconds: number, p: number, trend: number): number {
+  if (Math.abs(trend) < 1e-12) return seconds / p;
+  return (1 - Math.exp(-trend * seconds)) / (trend * p);
+}
+
+/** The distance along the course at which the cumulative effort reaches `effort` (clamped to the course). */
+function distanceForEffort(course: PreparedCourse, effort: number): number {
+  const table = effortTable(course);
+  if (effort <= 0) return 0;
+  if (effort >= table[table.length - 1]) return course.lengthM;
+  let lo = 0;
+  let hi = table.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (table[mid] <= effort) lo = mid;
+    else hi = mid;
+  }
+  const f = (effort - table[lo]) / (table[hi] - table[lo]);
+  return Math.min(course.lengthM, (lo + f) * SAMPLE_M);
+}
+
+/**
+ * The flat-pace ETA (the matcher's ETA before terrain: half average, half recent pace, from the last progress), for
+ * comparison and for callers without a course. Null without a pace.
+ */
+export function flatEtaMs(
+  s: Pick<RunnerState, 'progress' | 'paceSecPerKm' | 'recentPaceSecPerKm'>,
+  distanceM: number,
+): number | null {
+  const p = s.progress;
+  if (p.length === 0) return null;
+  const a = s.paceSecPerKm;
+  const r = s.recentPaceSecPerKm;
+  const pace = a !== null && r !== null ? (a + r) / 2 : (a ?? r);
+  if (pace === null) return null;
+  const last = p[p.length - 1];
+  // ms per metre is seconds per kilometre.
+  return Math.round(last.t + Math.max(0, distanceM - last.distanceM) * pace);
+}
