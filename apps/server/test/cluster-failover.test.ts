@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_SWEEP_JOB } from '../src/jobs/alert-sweep-job';
+import { RESUME_MARGIN_MS } from '../src/live/resume';
 import { SPOT_POLL_JOB } from '../src/jobs/spot-poll-job';
 import {
   clusterNode,
@@ -28,9 +29,12 @@ import { pointAlong, seedLiveRace, type SeededRace } from './support/live-seed';
  * A cluster that survives losing a node (issue 14): three server processes on one PostgreSQL behind a real HAProxy
  * (round-robin, health check on /api/ready). A started race, devices pinging through the balancer, viewers through
  * the balancer on every process. The process holding the SPOT poller's lock is killed with SIGKILL: its viewers
- * reconnect through the balancer with Last-Event-ID (another process's event ids are not its own, so they get a
- * fresh snapshot) and their state shows every acked ping; no acked ping is missing from the positions table; the
- * background jobs are taken over by a surviving process within a minute.
+ * reconnect through the balancer with Last-Event-ID and resume on a survivor (event ids carry a watermark every
+ * process understands, live/resume.ts): they get an update, not a snapshot, and what they hold then shows every
+ * acked ping, those acked while they were away included; no acked ping is missing from the positions table; the
+ * background jobs are taken over by a surviving process within a minute. Then a second process is stopped
+ * gracefully (SIGTERM): its viewers are sent a short `retry:` as the last thing before their stream ends, and
+ * resume on the last process the same way.
  *
  * PostgreSQL only (TEST_DATABASE_URL, which CI sets), like the other multi-process tests; with it set, a missing
  * haproxy fails the test.
@@ -78,6 +82,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
         await v.connect();
         viewers.push(v);
       }
+      // A process answers a resume from what it received itself since its first viewer (live/resume.ts): for a
+      // watermark at least RESUME_MARGIN_MS (+ the clock allowance) after that. The kill comes later than that.
+      const resumableAt = Date.now() + RESUME_MARGIN_MS + 3000;
       const byNode = (name: string) => viewers.filter((v) => v.connections[0].by === name);
       for (const n of nodes) expect(byNode(n.name).length, `viewers on ${n.name}`).toBeGreaterThan(0);
 
@@ -107,6 +114,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
       expect(holder, 'a process holds the SPOT poll job lock').toBeDefined();
       const victim = nodes.find((n) => n.name === holder)!;
       const victimViewers = byNode(victim.name);
+      await new Promise((r) => setTimeout(r, Math.max(0, resumableAt - Date.now())));
 
       // Pings keep coming through the balancer while the process dies (each device: a ping every 300 ms, retried
       // until acked; 20 pings each stays within the snapshot's 30-fix trail, so a snapshot shows every one).
@@ -167,22 +175,78 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
       expect(sweepHolder, 'the alert sweep job is taken over within 60 s').toBeDefined();
       expect(missingRows).toEqual([]);
       for (const v of victimViewers) {
-        // Reconnected through the balancer to a survivor, with the last event id; a different process's ids are
-        // not its own, so the resume falls back to a fresh snapshot.
+        // Reconnected through the balancer to a survivor, with the last event id (and its watermark), and resumed
+        // there: an update, not a snapshot. The viewer's state is only ever added to after its first snapshot, so
+        // showing every acked ping means every ping acked after its last id came in the resumed stream.
         expect(v.connections.length).toBeGreaterThan(1);
         const again = v.connections[1];
         expect(again.status).toBe(200);
         expect(again.by).not.toBe(victim.name);
-        expect(again.lastEventId).toMatch(/^[0-9a-f]+\.\d+$/);
-        expect(v.resumedWith[0]).toBe('snapshot');
+        expect(again.lastEventId).toMatch(/^[0-9a-f]+\.\d+\.\d+$/);
+        expect(v.resumedWith[0]).toBe('update');
+        expect(v.received.filter((e) => e.event === 'snapshot')).toHaveLength(1);
       }
       for (const v of viewers) {
         expect(v.missing(acked), `viewer on ${v.servedBy()} misses acked pings`).toEqual([]);
       }
       expect(converged).toBe(true);
       // The survivors' viewers never had to reconnect.
+      const survivors = nodes.filter((n) => n !== victim);
       for (const v of viewers.filter((x) => !victimViewers.includes(x)))
         expect(v.connections).toHaveLength(1);
-    }, 150_000);
+
+      // A graceful stop of a second process while devices keep pinging: its viewers get a short retry hint as
+      // the last thing on their stream, reconnect to the last process and resume there, missing nothing.
+      const stopping = survivors[0];
+      const stoppingViewers = viewers.filter((v) => v.servedBy() === stopping.name);
+      expect(stoppingViewers.length).toBeGreaterThan(0);
+      const more = deviceLoad({
+        base: lb!.url,
+        runners: race.runners,
+        firstFixMs: firstFixMs + 30_000,
+        pauseMs: 300,
+        maxPings: 12,
+        position: (k) => pointAlong(1500 + k * 50),
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+      const connectionsBefore = new Map(stoppingViewers.map((v) => [v, v.connections.length]));
+      await stopping.stop();
+      const moreAcked = [...acked, ...(await more.done).acked];
+      const convergedAgain = await waitUntil(
+        () => (viewers.every((v) => v.missing(moreAcked).length === 0) ? true : undefined),
+        20_000,
+      );
+      console.log(
+        `cluster graceful stop: ${stopping.name} stopped (SIGTERM) with ${stoppingViewers.length} viewers; retry ` +
+          `hints at its close ${stoppingViewers.map((v) => closeHint(v, connectionsBefore.get(v)! - 1)).join(', ')} ms; resumed on ` +
+          `${stoppingViewers.map((v) => `${v.servedBy()} with ${v.resumedWith.at(-1)}`).join(', ')}`,
+      );
+      for (const v of stoppingViewers) {
+        const n = connectionsBefore.get(v)!;
+        expect(v.connections.length).toBeGreaterThan(n);
+        // The stopping process's last words to this viewer: a retry hint, short, on the connection it ended (after
+        // the everyday one of 3–10 s that opened it), and nothing after it there.
+        const onIt = v.retries.filter((r) => r.connection === n - 1);
+        expect(onIt.length).toBeGreaterThanOrEqual(2);
+        const last = onIt.at(-1)!;
+        expect(last.ms).toBeGreaterThanOrEqual(250);
+        expect(last.ms).toBeLessThan(2000);
+        expect(closeHint(v, n - 1)).toBe(last.ms);
+        // (An attempt may meet the stopping process still closing, and get its 503: the viewer tries again.)
+        expect(v.connections.slice(n).find((c) => c.status === 200)?.by).toBe(survivors[1].name);
+        expect(v.resumedWith.at(-1)).toBe('update');
+        expect(v.received.filter((e) => e.event === 'snapshot')).toHaveLength(1);
+      }
+      for (const v of viewers)
+        expect(v.missing(moreAcked), `viewer on ${v.servedBy()} misses acked pings`).toEqual([]);
+      expect(convergedAgain).toBe(true);
+    }, 200_000);
   },
 );
+
+/** The retry hint a connection ended with: its last event when that is a `retry:` (undefined otherwise). */
+function closeHint(v: LiveViewer, connection: number): number | undefined {
+  const last = v.retries.filter((r) => r.connection === connection).at(-1);
+  const after = v.received.filter((e) => last && e.at > last.at && e.connection === connection);
+  return last && after.length === 0 ? last.ms : undefined;
+}

@@ -10,6 +10,7 @@ import type { EventBus, LiveEvent } from '../events/bus';
 import { HttpError } from '../lib/errors';
 import { RaceCache, type RaceEntry } from './race-cache';
 import type { LiveFix, RunnerAlertSubject } from './runner-live';
+import { dropResumeLog, logFix } from './resume';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
 import { SseHub, streamClientKey } from './sse-hub';
 import { StreamAdmission } from './stream-admission';
@@ -157,7 +158,7 @@ export class LiveService {
       throw err;
     }
     return (res) => {
-      const initial = resumeMessages(entry, lastEventId) ?? [snapshotMessage(entry, this.now())];
+      const initial = resumeMessages(entry, lastEventId, this.now()) ?? [snapshotMessage(entry, this.now())];
       this.hub.open(
         raceId,
         res,
@@ -204,6 +205,8 @@ export class LiveService {
    */
   catchUp(): void {
     if (this.closed) return;
+    // Until rebuilt, a race's state misses what was lost: no resume from it for viewers of other processes.
+    for (const [, entry] of this.cache.entries()) dropResumeLog(entry);
     for (const raceId of this.cache.raceIds(true)) this.onEvent({ type: 'race-updated', raceId });
   }
 
@@ -228,6 +231,7 @@ export class LiveService {
       return;
     }
     const fix: LiveFix = { t: Date.parse(e.fixTime), lat: e.lat, lon: e.lon, ...reading };
+    logFix(entry, e.receivedAt, [e.runnerId, fix.t, fix.lat, fix.lon]);
     if (!entry.live.addFix(e.runnerId, fix, this.now())) return;
     let list = entry.pendingFixes.get(e.runnerId);
     if (!list) entry.pendingFixes.set(e.runnerId, (list = []));

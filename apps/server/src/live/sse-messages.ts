@@ -1,5 +1,6 @@
 import type { LiveSnapshot, LiveUpdate } from '@racebeacon/domain';
 import type { RaceEntry } from './race-cache';
+import { parseEventId, resumeFromWatermark, resumeLog, watermarkOf } from './resume';
 import { encodeSseMessage } from './sse-hub';
 
 /**
@@ -13,13 +14,32 @@ export const SNAPSHOT_TRAIL = 30;
 /** Update messages kept per race so a reconnecting viewer can resume with what it missed. */
 const RESUME_RING = 64;
 
-/** The SSE id of a message: the state's build and the message's sequence number. */
-const eventId = (entry: RaceEntry, seq: number) => `${entry.live.generation}.${seq}`;
+/**
+ * The SSE id of a message: the state's build and the message's sequence number, then the watermark of the fixes
+ * sent so far, which any process of a cluster understands (see resume.ts).
+ */
+function eventId(entry: RaceEntry, seq: number): string {
+  const w = watermarkOf(entry);
+  return w === null ? `${entry.live.generation}.${seq}` : `${entry.live.generation}.${seq}.${w}`;
+}
+
+/** The id each cached snapshot was encoded with (the watermark can move while the version does not). */
+const snapshotIds = new WeakMap<Buffer, string>();
 
 export function snapshotMessage(entry: RaceEntry, now: number): Buffer {
   const bucket = Math.floor(now / 5000);
+  // From the first viewer on, the fixes the state applies are logged for viewers resuming from other processes.
+  resumeLog(entry, now);
+  const id = eventId(entry, entry.seq);
   const s = entry.snapshot;
-  if (s && s.version === entry.live.version && s.bucket === bucket && s.seq === entry.seq) return s.message;
+  if (
+    s &&
+    s.version === entry.live.version &&
+    s.bucket === bucket &&
+    s.seq === entry.seq &&
+    snapshotIds.get(s.message) === id
+  )
+    return s.message;
   const { live } = entry;
   const snapshot: LiveSnapshot = {
     Seq: entry.seq,
@@ -31,7 +51,8 @@ export function snapshotMessage(entry: RaceEntry, now: number): Buffer {
     Rows: live.leaderboard(now),
     Trails: live.trails(SNAPSHOT_TRAIL).map(({ RunnerId, Trail }) => ({ RunnerId, Trail })),
   };
-  const message = encodeSseMessage('snapshot', JSON.stringify(snapshot), eventId(entry, entry.seq));
+  const message = encodeSseMessage('snapshot', JSON.stringify(snapshot), id);
+  snapshotIds.set(message, id);
   entry.snapshot = { version: live.version, bucket, seq: entry.seq, message };
   return message;
 }
@@ -61,17 +82,23 @@ export function updateMessage(entry: RaceEntry, now: number): Buffer | null {
   return message;
 }
 
-/** Messages missed since `lastEventId`, or null when a snapshot is needed. */
-export function resumeMessages(entry: RaceEntry, lastEventId?: string): Buffer[] | null {
+/**
+ * Messages missed since `lastEventId`, or null when a snapshot is needed: from the ring when the id is this
+ * state's own (exactly the messages after it), otherwise from the id's watermark, whichever process sent it
+ * (resume.ts: every row and the fixes received since).
+ */
+export function resumeMessages(entry: RaceEntry, lastEventId?: string, now = Date.now()): Buffer[] | null {
   if (!lastEventId) return null;
-  const m = /^([0-9a-f]+)\.(\d+)$/.exec(lastEventId);
-  if (!m || m[1] !== entry.live.generation) return null;
-  const seq = Number(m[2]);
-  if (seq > entry.seq) return null;
-  if (seq === entry.seq) return [];
-  const oldest = entry.ring[0]?.seq ?? entry.seq + 1;
-  if (seq + 1 < oldest) return null;
-  return entry.ring.filter((r) => r.seq > seq).map((r) => r.message);
+  const last = parseEventId(lastEventId);
+  if (!last) return null;
+  if (last.build === entry.live.generation && last.seq <= entry.seq) {
+    if (last.seq === entry.seq) return [];
+    const oldest = entry.ring[0]?.seq ?? entry.seq + 1;
+    if (last.seq + 1 >= oldest) return entry.ring.filter((r) => r.seq > last.seq).map((r) => r.message);
+  }
+  if (last.watermark === null) return null;
+  const message = resumeFromWatermark(entry, last.watermark, now, eventId(entry, entry.seq));
+  return message ? [message] : null;
 }
 
 /** Tells viewers the race is no longer public (their streams end after it). */

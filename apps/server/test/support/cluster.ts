@@ -376,10 +376,12 @@ export class LiveViewer {
   readonly connections: { by: string | null; at: number; status: number; lastEventId?: string }[] = [];
   /** The first event of each connection after the first one. */
   readonly resumedWith: string[] = [];
+  /** The `retry:` hints received (ms), in order, with the connection they came on (0: the first). */
+  readonly retries: { ms: number; connection: number; at: number }[] = [];
   /** When the stream last ended, and when the first event on the next connection arrived. */
   readonly gaps: { endedAt: number; firstEventAt?: number }[] = [];
-  /** Every event received (heartbeats aside), when. */
-  readonly received: { at: number; event: string }[] = [];
+  /** Every event received (heartbeats aside), when, on which connection (0: the first). */
+  readonly received: { at: number; event: string; connection: number }[] = [];
   private closed = false;
   private consumed = 0;
 
@@ -442,7 +444,9 @@ export class LiveViewer {
   }
 
   private apply(e: SseEvent) {
-    this.received.push({ at: Date.now(), event: e.event });
+    if (e.retry !== undefined)
+      this.retries.push({ ms: e.retry, connection: this.connections.length - 1, at: Date.now() });
+    this.received.push({ at: Date.now(), event: e.event, connection: this.connections.length - 1 });
     if (e.id) this.lastEventId = e.id;
     if (e.event === 'snapshot') {
       const s = JSON.parse(e.data) as Snapshot;

@@ -109,3 +109,55 @@ describe('live store', () => {
     expect(next.trails.get(1)!.at(-1)![0]).toBe(2000 + MAX_TRAIL + 19);
   });
 });
+
+describe('snapshot on a reconnect', () => {
+  it('applies in place: rows replaced in one step, trails keep the older points the snapshot does not carry', () => {
+    let shown: LiveState = snapshot;
+    for (let k = 2; k <= 40; k++)
+      shown = applyUpdate(
+        shown,
+        { Seq: 4 + k, At: '2026-06-01T08:00:02Z', Rows: [], Ranks: [], Fixes: [[1, k * 1000, 46, 7]] },
+        0,
+      );
+    expect(shown.trails.get(1)).toHaveLength(40);
+    const again = applySnapshot(
+      {
+        Seq: 1,
+        At: '2026-06-01T08:01:00Z',
+        RaceId: 1,
+        ClockStartedAt: '2026-06-01T07:00:00Z',
+        ClockStoppedAt: null,
+        HasCourse: true,
+        Rows: [row(1, 1, 6), row(2, 2, 4)],
+        // The server's snapshot carries the newest 30 points (11 s to 41 s: one the viewer had not seen yet).
+        Trails: [{ RunnerId: 1, Trail: Array.from({ length: 30 }, (_, i) => [(12 + i) * 1000, 46, 7]) }],
+      },
+      5,
+      shown,
+    );
+    expect(again.rows.get(1)!.DistanceKm).toBe(6);
+    expect([...again.rows.keys()]).toEqual([1, 2]); // runner 3 is gone from the race: gone from the board
+    const times = again.trails.get(1)!.map((p) => p[0]);
+    expect(times).toHaveLength(41);
+    expect(times[0]).toBe(1000);
+    expect(times.at(-1)).toBe(41_000);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // Without a previous state (the first connection) it is the snapshot alone.
+    expect(
+      applySnapshot({ ...snapshotMsg(), Trails: [{ RunnerId: 1, Trail: [[5, 46, 7]] }] }, 0).trails.get(1),
+    ).toEqual([[5, 46, 7]]);
+  });
+});
+
+function snapshotMsg() {
+  return {
+    Seq: 1,
+    At: '2026-06-01T08:01:00Z',
+    RaceId: 1,
+    ClockStartedAt: null,
+    ClockStoppedAt: null,
+    HasCourse: true,
+    Rows: [row(1, 1, 6)],
+    Trails: [],
+  };
+}

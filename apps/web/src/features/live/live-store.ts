@@ -28,11 +28,27 @@ export const emptyLiveState: LiveState = {
   serverOffsetMs: 0,
 };
 
-export function applySnapshot(msg: SnapshotMessage, now: number): LiveState {
+/**
+ * Applies a snapshot. With `prev` (the state shown now: a reconnect the server answered with a snapshot, e.g. on
+ * another process that could not resume), in place: the snapshot's rows replace the old ones in one step (never an
+ * empty board or map in between), and a runner's trail keeps the points shown before that are older than the
+ * snapshot's shorter trail, so the line on the map does not shrink.
+ */
+export function applySnapshot(msg: SnapshotMessage, now: number, prev?: LiveState): LiveState {
   const rows = new Map<number, LeaderboardRow>();
   for (const r of msg.Rows) rows.set(r.RunnerId, r);
   const trails = new Map<number, TrailPoint[]>();
-  for (const t of msg.Trails) trails.set(t.RunnerId, t.Trail.slice(-MAX_TRAIL));
+  for (const t of msg.Trails) {
+    const before = prev?.trails.get(t.RunnerId);
+    const first = t.Trail[0]?.[0];
+    let trail = t.Trail;
+    if (before?.length && first !== undefined && rows.has(t.RunnerId)) {
+      let i = 0;
+      while (i < before.length && before[i][0] < first) i++;
+      if (i > 0) trail = [...before.slice(0, i), ...t.Trail];
+    }
+    trails.set(t.RunnerId, trail.slice(-MAX_TRAIL));
+  }
   return {
     rows,
     trails,

@@ -9,13 +9,15 @@ type Action = { kind: 'snapshot'; msg: SnapshotMessage } | { kind: 'update'; msg
 
 function reducer(state: LiveState, action: Action): LiveState {
   return action.kind === 'snapshot'
-    ? applySnapshot(action.msg, Date.now())
+    ? applySnapshot(action.msg, Date.now(), state)
     : applyUpdate(state, action.msg, Date.now());
 }
 
 /**
  * One EventSource per race: a snapshot, then updates of the runners that changed. The browser reconnects by itself
- * (the server's retry hint has jitter) and sends Last-Event-ID, so the server answers with only what was missed.
+ * (the server's retry hint has jitter; a stopping server sends a short one) and sends Last-Event-ID, so the server
+ * answers with only what was missed, whichever process of a cluster it lands on; when it cannot tell, it sends a
+ * snapshot, applied in place over what is shown (no empty state in between).
  * Never goes through the API client: live updates must not show the blocking spinner.
  */
 export function useLiveRace(raceId: number): { state: LiveState; status: ConnectionStatus } {
