@@ -5,7 +5,6 @@ import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { runnersApi } from './api';
 import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
-import { RunnerImport } from './runner-import';
 
 const toBody = (v: RunnerFieldValues) => ({
   FirstName: v.FirstName.trim(),
@@ -132,7 +131,6 @@ export function RunnersSection({
         )}
       </div>
       <FormError message={error} />
-      {canManage && <RunnerImport raceId={raceId} onImported={onChanged} />}
       {adding && (
         <RunnerForm
           title="New runner"
