@@ -79,6 +79,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(apiRoutes, {
     raceEvents: raceEventsOnBus(app.events, app.log),
     checkinEvents: checkinEventsOnBus(app.events, app.log),
+    runnerDistance: (raceId, runnerId) => app.live.runnerDistanceM(raceId, runnerId),
   });
   // Race HQ alerts (before ingestion, which raises SOS and HELP through them).
   await app.register(alertsPlugin);

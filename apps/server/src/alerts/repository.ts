@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { alertLog, alerts, devices, races, runners } from '../db/schema';
 
@@ -126,6 +126,14 @@ export async function listActiveRaceAlerts(db: DbOrTx, raceId: number): Promise<
     .select()
     .from(alerts)
     .where(and(eq(alerts.raceId, raceId), ne(alerts.state, 'resolved')));
+}
+
+/** A race's unresolved alerts, and its resolved ones of `kinds` (kinds raised once per runner: cutoff-risk). */
+export async function listSweepRefs(db: DbOrTx, raceId: number, onceKinds: string[]): Promise<AlertRow[]> {
+  return db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.raceId, raceId), or(ne(alerts.state, 'resolved'), inArray(alerts.kind, onceKinds))));
 }
 
 /** The condition still holds (or the device repeated it): newer LastSeenAt, position and message. */

@@ -191,10 +191,11 @@ export class AlertService {
     return applySweepTransitions(this.writer, raceId, transitions, devices, nowMs);
   }
 
-  /** Unresolved alerts of a race's runners, as the domain's sweep reads them. */
+  /** Unresolved alerts of a race’s runners (and resolved cutoff-risk ones), as the domain’s sweep reads them. */
   async openRefs(raceId: number): Promise<Map<number, { kind: AlertKind; state: AlertState }[]>> {
     const out = new Map<number, { kind: AlertKind; state: AlertState }[]>();
-    for (const a of await repo.listActiveRaceAlerts(this.db, raceId)) {
+    // A resolved cutoff-risk is listed too: it is raised once per runner (the domain's nextAlertTransitions).
+    for (const a of await repo.listSweepRefs(this.db, raceId, ['cutoff-risk'])) {
       if (a.runnerId === null) continue;
       let list = out.get(a.runnerId);
       if (!list) out.set(a.runnerId, (list = []));

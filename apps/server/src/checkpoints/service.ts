@@ -1,4 +1,4 @@
-import type { Checkpoint } from '@racebeacon/domain';
+import type { Checkpoint, CheckpointKind, SplitCheckpoint } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
@@ -13,6 +13,17 @@ export function toCheckpoint(row: repo.CheckpointRow): Checkpoint {
     Name: row.name,
     DistanceKm: Math.round(row.distanceM) / 1000,
     CutoffTime: row.cutoffTime ? row.cutoffTime.toISOString() : null,
+  };
+}
+
+/** A checkpoint as the domain's splits and cutoff rules read it. */
+export function toSplitCheckpoint(row: repo.CheckpointRow): SplitCheckpoint {
+  return {
+    id: row.id,
+    kind: row.kind as CheckpointKind,
+    name: row.name,
+    distanceM: row.distanceM,
+    cutoffMs: row.cutoffTime ? row.cutoffTime.getTime() : null,
   };
 }
 

@@ -1,10 +1,4 @@
-import {
-  adminDeviceSchema,
-  deviceCreateSchema,
-  deviceFeedBodySchema,
-  deviceFeedStateSchema,
-  deviceUpdateSchema,
-} from '@racebeacon/domain';
+import { adminDeviceSchema, deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
 import { z } from 'zod';
 
 /**
@@ -26,22 +20,14 @@ const intervalField = z
   );
 
 const intervalBody = z.object({ ExpectedIntervalSeconds: intervalField });
-export type DeviceIntervalInput = z.output<typeof intervalBody> & z.output<typeof deviceFeedBodySchema>;
+export type DeviceIntervalInput = z.output<typeof intervalBody>;
 
-/**
- * The admin's create and edit bodies with ExpectedIntervalSeconds and a runner's own feed (FeedId, FeedPassword;
- * absent on an edit: unchanged).
- */
-export const deviceCreateWithIntervalSchema = deviceCreateSchema
-  .extend(intervalBody.shape)
-  .extend(deviceFeedBodySchema.shape);
-export const deviceUpdateWithIntervalSchema = deviceUpdateSchema
-  .extend(intervalBody.shape)
-  .extend(deviceFeedBodySchema.shape);
+/** The admin's create and edit bodies with ExpectedIntervalSeconds (absent on an edit: unchanged). */
+export const deviceCreateWithIntervalSchema = deviceCreateSchema.extend(intervalBody.shape);
+export const deviceUpdateWithIntervalSchema = deviceUpdateSchema.extend(intervalBody.shape);
 
-/** The admin's device with its expected interval (null: the source's default) and its own feed's poll state. */
+/** The admin's device with its expected interval (null: the source's default). */
 export const adminDeviceWithIntervalSchema = adminDeviceSchema
   .extend({ ExpectedIntervalSeconds: z.number().int().nullable() })
-  .extend(deviceFeedStateSchema.shape)
   .meta({ id: 'AdminDeviceWithInterval' });
 export type AdminDeviceWithInterval = z.infer<typeof adminDeviceWithIntervalSchema>;

@@ -5,14 +5,7 @@ import { deviceAssignments, devices, races, runners } from '../db/schema';
 export type DeviceRow = typeof devices.$inferSelect;
 export type NewDevice = Pick<
   typeof devices.$inferInsert,
-  | 'name'
-  | 'source'
-  | 'hardwareId'
-  | 'trackingKey'
-  | 'expectedIntervalS'
-  | 'feedId'
-  | 'feedPassword'
-  | 'raceId'
+  'name' | 'source' | 'hardwareId' | 'trackingKey' | 'expectedIntervalS'
 >;
 export type AdminDeviceRow = DeviceRow & {
   raceName: string | null;
@@ -103,17 +96,7 @@ export async function updateDevice(
   values: Partial<
     Pick<
       DeviceRow,
-      | 'name'
-      | 'source'
-      | 'hardwareId'
-      | 'trackingKey'
-      | 'raceId'
-      | 'assignedRunnerId'
-      | 'expectedIntervalS'
-      | 'feedId'
-      | 'feedPassword'
-      | 'feedError'
-      | 'feedNextPollAt'
+      'name' | 'source' | 'hardwareId' | 'trackingKey' | 'raceId' | 'assignedRunnerId' | 'expectedIntervalS'
     >
   >,
 ): Promise<DeviceRow | undefined> {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AGE_GROUPS, genderSchema, parseAgeGroup } from '@racebeacon/domain';
+import { AGE_GROUPS, genderSchema, parseAgeGroup, runnerSplitsSchema } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
 import { gzipEventStream } from './sse-compression';
 import { StreamLimitError } from './stream-admission';
@@ -46,6 +46,23 @@ export default async function openRoutes(fastify: FastifyInstance) {
         return reply.type('application/json; charset=utf-8').send(await app.live.leaderboardJson(id));
       }
       return app.live.leaderboard(id, { gender, ageGroup, search });
+    },
+  );
+
+  app.get(
+    '/api/open/races/:id/splits',
+    {
+      schema: {
+        tags: ['live'],
+        summary:
+          'Each runner’s splits: when they passed each checkpoint (GPS, interpolated between two fixes; or check-in)',
+        params,
+        response: { 200: z.array(runnerSplitsSchema) },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return app.live.splits(request.params.id);
     },
   );
 

@@ -3,6 +3,8 @@ import type { Db } from '../db/client';
 import type { LiveEvent } from '../events/bus';
 import { notFound } from '../lib/errors';
 import { listCheckinFixes } from '../checkins/repository';
+import { listCheckpoints } from '../checkpoints/repository';
+import { toSplitCheckpoint } from '../checkpoints/service';
 import { mergeCheckinFixes } from './checkin-fixes';
 import { RaceLive } from './race-live';
 import type { LiveFix } from './runner-live';
@@ -142,11 +144,12 @@ export class RaceCache {
     const { db } = this.opts;
     const race = await findLiveRace(db, raceId);
     if (!race || !race.approved) return null;
-    const [geometry, runners, gpsFixes, checkins] = await Promise.all([
+    const [geometry, runners, gpsFixes, checkins, checkpointRows] = await Promise.all([
       findCourseGeometry(db, raceId),
       listLiveRunners(db, raceId),
       listRaceFixes(db, raceId),
       listCheckinFixes(db, raceId),
+      listCheckpoints(db, raceId),
     ]);
     // Aid-station check-ins are fixes at their checkpoint, merged with the GPS fixes in runner and time order.
     const fixes = checkins.length ? mergeCheckinFixes(gpsFixes, checkins) : gpsFixes;
@@ -164,6 +167,8 @@ export class RaceCache {
       fixes,
       offCourseM: this.opts.offCourseM,
       nowMs: this.opts.now(),
+      checkpoints: checkpointRows.map(toSplitCheckpoint),
+      checkins: checkins.map((c) => ({ runnerId: c.runnerId, checkpointId: c.checkpointId, t: c.t })),
     });
   }
 

@@ -6,6 +6,8 @@ import {
   buildLeaderboard,
   computeRunnerState,
   emptyRunnerState,
+  type RunnerSplits,
+  type SplitCheckpoint,
   type LeaderboardRow,
   type LeaderboardRunner,
   type PreparedCourse,
@@ -14,11 +16,13 @@ import {
   type TrailPoint,
 } from '@racebeacon/domain';
 import { settingsOf } from '../alerts/settings';
+import { cutoffRisksOf, splitsOf } from './race-splits';
 import type { LiveFixRow, LiveRaceRow, LiveRunnerRow } from './repository';
 import {
   alertSubjectOf,
   batteryLabel,
   hasBattery,
+  manualStatusOf,
   newRunnerLive,
   rowWithoutCourse,
   upperBound,
@@ -42,6 +46,10 @@ export interface RaceLiveInput {
   fixes: LiveFixRow[];
   offCourseM: number;
   nowMs: number;
+  /** The race's checkpoints in course order (splits, last checkpoint passed, cutoffs). */
+  checkpoints?: SplitCheckpoint[];
+  /** Aid-station check-ins of the race's runners (each one's time is the runner's split at that checkpoint). */
+  checkins?: { runnerId: number; checkpointId: number; t: number }[];
 }
 
 /**
@@ -58,6 +66,9 @@ function rowKey(r: LeaderboardRow): string {
     r.EtaFinish,
     r.NextWaypoint,
     r.EtaNextWaypoint,
+    r.LastCheckpoint,
+    r.LastCheckpointTime,
+    r.CutoffRisk,
     r.FinishTime,
     r.LastPingTime,
     r.Latitude,
@@ -82,6 +93,8 @@ export class RaceLive {
   private readonly runners = new Map<number, RunnerLive>();
   /** The race's alert thresholds (LostSignalFactor: k of the per-runner stale threshold). */
   readonly settings: AlertSettings;
+  /** The race's checkpoints in course order. */
+  readonly checkpoints: SplitCheckpoint[];
   private lastRowKeys = new Map<number, string>();
   private lastRanks = new Map<number, number | null>();
   private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
@@ -94,6 +107,7 @@ export class RaceLive {
       stopMs: input.race.clockStoppedAt?.getTime() ?? null,
     };
     this.settings = settingsOf(input.race.alertSettings);
+    this.checkpoints = input.checkpoints ?? [];
     for (const info of input.runners)
       this.runners.set(info.id, newRunnerLive(info, input.offCourseM, this.settings.LostSignalFactor));
     for (const f of input.fixes) {
@@ -107,6 +121,7 @@ export class RaceLive {
           batteryState: f.batteryState,
         });
     }
+    for (const c of input.checkins ?? []) this.runners.get(c.runnerId)?.checkins.push(c);
     for (const r of this.runners.values()) {
       // The battery follows the newest fix that reported one (the device row may lag behind a reload).
       for (let i = r.fixes.length - 1; i >= 0; i--) {
@@ -129,6 +144,23 @@ export class RaceLive {
 
   hasRunner(runnerId: number): boolean {
     return this.runners.has(runnerId);
+  }
+
+  /**
+   * An aid-station check-in of a runner at a checkpoint: the runner's split there (the position fix it also is
+   * comes through addFix). Returns false for an unknown runner or a repeat.
+   */
+  addCheckin(runnerId: number, checkpointId: number, t: number): boolean {
+    const r = this.runners.get(runnerId);
+    if (!r || r.checkins.some((c) => c.checkpointId === checkpointId && c.t === t)) return false;
+    r.checkins.push({ checkpointId, t });
+    this.version++;
+    return true;
+  }
+
+  /** Every runner's splits (checkpoints passed by GPS or check-in), in runner order. */
+  splits(): RunnerSplits[] {
+    return splitsOf(this.runners.values(), this.checkpoints, this.clock);
   }
 
   /** The runner's distance along the course (m), or null when they were never placed on it. */
@@ -196,10 +228,12 @@ export class RaceLive {
           Age: r.info.age,
           BatteryState: r.batteryState,
           state: r.state ?? emptyRunnerState(),
+          manualStatus: manualStatusOf(r.info),
+          checkins: r.checkins,
         });
       }
       rows = withRunnerStaleness(
-        buildLeaderboard(input, this.course, this.clock, nowMs),
+        buildLeaderboard(input, this.course, this.clock, nowMs, this.checkpoints),
         this.runners,
         this.clock,
         nowMs,
@@ -223,6 +257,10 @@ export class RaceLive {
       since: nowMs - alertHistoryWindowMs(this.settings),
       waypointDistancesM: this.course ? this.course.waypoints.map((w) => w.distanceM) : [],
       statuses: new Map(this.leaderboard(nowMs).map((row) => [row.RunnerId, row.Status])),
+      cutoffRisks:
+        this.course && this.checkpoints.some((c) => c.cutoffMs !== null)
+          ? cutoffRisksOf(this.leaderboard(nowMs), this.runners, this.checkpoints, nowMs)
+          : undefined,
     };
     return [...this.runners.values()].map((r) => alertSubjectOf(r, context));
   }

@@ -29,6 +29,9 @@ export interface LiveRunnerRow {
   deviceId?: number | null;
   deviceSource?: string | null;
   expectedIntervalS?: number | null;
+  /** A status set by people ('DNS' | 'DNF' | 'DSQ') and the distance a DNF reached (m). */
+  status?: string | null;
+  statusDistanceM?: number | null;
 }
 
 export interface LiveFixRow {
@@ -80,6 +83,8 @@ export async function listLiveRunners(db: DbOrTx, raceId: number): Promise<LiveR
       deviceId: devices.id,
       deviceSource: devices.source,
       expectedIntervalS: devices.expectedIntervalS,
+      status: runners.status,
+      statusDistanceM: runners.statusDistanceM,
     })
     .from(runners)
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))

@@ -1,6 +1,9 @@
 import {
   expectedIntervalMs,
   type AlertFix,
+  type CheckinPassing,
+  type CutoffRisk,
+  type LeaderboardRunner,
   type DeviceSource,
   type Fix,
   type LeaderboardRow,
@@ -37,6 +40,15 @@ export interface RunnerLive {
   expectedMs: number;
   /** The matcher's options for this runner: stale after LostSignalFactor × expectedMs. */
   opts: Partial<MatchOptions>;
+  /** Aid-station check-ins (checkpoint, time): a check-in's time is the runner's split there. */
+  checkins: CheckinPassing[];
+}
+
+/** The status people set (DNS/DNF/DSQ) as the leaderboard reads it, or null. */
+export function manualStatusOf(info: LiveRunnerRow): LeaderboardRunner['manualStatus'] {
+  const s = info.status;
+  if (s !== 'DNS' && s !== 'DNF' && s !== 'DSQ') return null;
+  return { status: s, distanceM: info.statusDistanceM ?? null };
 }
 
 /** One runner as the alert sweep reads it. */
@@ -65,6 +77,7 @@ export function newRunnerLive(info: LiveRunnerRow, offCourseM: number, lostSigna
       offCourseMeters: offCourseM,
       staleAfterMs: Math.round(lostSignalFactor * expectedMs),
     },
+    checkins: [],
   };
 }
 
@@ -99,6 +112,8 @@ export interface AlertSubjectContext {
   since: number;
   waypointDistancesM: number[];
   statuses: Map<number, LeaderboardRow['Status']>;
+  /** Runners expected at a checkpoint after its cutoff. */
+  cutoffRisks?: Map<number, CutoffRisk>;
 }
 
 /**
@@ -143,13 +158,20 @@ export function alertSubjectOf(r: RunnerLive, c: AlertSubjectContext): RunnerAle
       batteryPercent: b.batteryPercent ?? null,
       batteryLow: (b.batteryState ?? '').toUpperCase() === 'LOW',
       waypointDistancesM: c.waypointDistancesM,
+      cutoffRisk: cutoffRiskInput(c.cutoffRisks?.get(r.info.id)),
     },
   };
 }
 
-/** A runner's row when the race has no course: nobody placed or ranked, but where they are. */
+function cutoffRiskInput(risk: CutoffRisk | undefined) {
+  if (!risk || risk.checkpoint.cutoffMs === null) return null;
+  return { checkpoint: risk.checkpoint.name, cutoffMs: risk.checkpoint.cutoffMs, etaMs: risk.etaMs };
+}
+
+/** A runner's row when the race has no course: nobody placed or ranked, but where they are (and DNS/DNF/DSQ). */
 export function rowWithoutCourse(r: RunnerLive): LeaderboardRow {
   const last = r.fixes.length ? r.fixes[r.fixes.length - 1] : null;
+  const manual = manualStatusOf(r.info);
   return {
     Rank: null,
     RunnerId: r.info.id,
@@ -158,7 +180,7 @@ export function rowWithoutCourse(r: RunnerLive): LeaderboardRow {
     LastName: r.info.lastName,
     Gender: r.info.gender === 'F' ? 'F' : 'M',
     Age: r.info.age,
-    Status: 'not-started',
+    Status: manual ? (manual.status.toLowerCase() as 'dns' | 'dnf' | 'dsq') : 'not-started',
     DistanceKm: null,
     Percent: null,
     ElapsedSeconds: null,

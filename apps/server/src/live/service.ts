@@ -4,6 +4,7 @@ import {
   type LeaderboardFilter,
   type LeaderboardRow,
   type RunnerPositions,
+  type RunnerSplits,
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
@@ -132,6 +133,12 @@ export class LiveService {
     return entry.live.runnerDistanceM(runnerId);
   }
 
+  /** Every runner's splits (GPS passing times, overridden by check-ins) of an approved race. */
+  async splits(raceId: number): Promise<RunnerSplits[]> {
+    const entry = await this.cache.require(raceId);
+    return entry.live.splits();
+  }
+
   /** The prepared course of an approved race (null when it has none). */
   async course(raceId: number) {
     const entry = await this.cache.require(raceId);
@@ -245,6 +252,8 @@ export class LiveService {
    */
   private onCheckin(entry: RaceEntry, e: Extract<LiveEvent, { type: 'checkin' }>): void {
     if (!entry.live.hasRunner(e.runnerId)) return this.cache.scheduleReload(e.raceId);
+    // The check-in's time is the runner's split at its checkpoint (whether or not the fix below is new).
+    if (entry.live.addCheckin(e.runnerId, e.checkpointId, Date.parse(e.time))) this.scheduleFlush(entry);
     const fix: LiveFix = {
       t: Date.parse(e.time),
       lat: e.lat,

@@ -1,4 +1,4 @@
-import { runnerSchema } from '@racebeacon/domain';
+import { manualRunnerStatusSchema, runnerSchema } from '@racebeacon/domain';
 import { z } from 'zod';
 
 /**
@@ -15,6 +15,12 @@ export {
 
 /** The runner as its director reads it: the domain's Runner plus the HQ fields. */
 export const directorRunnerSchema = runnerSchema
-  .extend({ EmergencyContact: z.string().nullable(), Phone: z.string().nullable() })
+  .extend({
+    EmergencyContact: z.string().nullable(),
+    Phone: z.string().nullable(),
+    /** DNS / DNF / DSQ set by people (PUT …/runners/{runnerId}/status), and why. */
+    Status: manualRunnerStatusSchema.nullable().optional(),
+    StatusReason: z.string().nullable().optional(),
+  })
   .meta({ id: 'DirectorRunner' });
 export type DirectorRunner = z.infer<typeof directorRunnerSchema>;

@@ -1,4 +1,4 @@
-import type { Gender, PublicRunner, Runner } from '@racebeacon/domain';
+import type { Gender, ManualRunnerStatus, PublicRunner, Runner } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
 import * as devicesRepo from '../devices/repository';
@@ -41,7 +41,13 @@ export function toRunner(r: repo.RunnerWithDevice): Runner {
 
 /** The director's view: adds the HQ fields (emergency contact, phone), which no public shape carries. */
 export function toDirectorRunner(r: repo.RunnerWithDevice): DirectorRunner {
-  return { ...toRunner(r), EmergencyContact: r.emergencyContact, Phone: r.phone };
+  return {
+    ...toRunner(r),
+    EmergencyContact: r.emergencyContact,
+    Phone: r.phone,
+    Status: (r.status as ManualRunnerStatus | null) ?? null,
+    StatusReason: r.statusReason,
+  };
 }
 
 const duplicateBib = (bib: string) =>
