@@ -43,6 +43,25 @@ export const leaderboardRowSchema = z.object({
   NextWaypointKm: z.number().nullable(),
   /** When the runner is expected there (ISO), from the same pace as EtaFinish. */
   EtaNextWaypoint: z.string().nullable(),
+  /**
+   * The range of EtaFinish and EtaNextWaypoint (ISO; null where the ETA is not shown or the runner's pace is not
+   * measured yet): from the spread of the runner's section paces, the grade ahead and the aid-station stops.
+   */
+  EtaFinishEarliest: z.string().nullable().optional(),
+  EtaFinishLatest: z.string().nullable().optional(),
+  EtaNextWaypointEarliest: z.string().nullable().optional(),
+  EtaNextWaypointLatest: z.string().nullable().optional(),
+  /**
+   * A silent runner (no fix for longer than their tracker's expected interval): the estimated distance along the
+   * course at EstimatedAt, its range, and where that is on the map. Never used for the rank, gaps or splits; it
+   * stops at the next waypoint not reached and is null again with the next real fix.
+   */
+  EstimatedDistanceKm: z.number().nullable().optional(),
+  EstimatedDistanceKmMin: z.number().nullable().optional(),
+  EstimatedDistanceKmMax: z.number().nullable().optional(),
+  EstimatedAt: z.string().nullable().optional(),
+  EstimatedLatitude: z.number().nullable().optional(),
+  EstimatedLongitude: z.number().nullable().optional(),
   /** The last checkpoint the runner passed (by GPS or check-in), its distance and when. */
   LastCheckpoint: z.string().nullable().optional(),
   LastCheckpointKm: z.number().nullable().optional(),
@@ -82,6 +101,17 @@ export const runnerPositionsSchema = z.object({
   RunnerId: z.number().int(),
   Latest: trailPointSchema.nullable(),
   Trail: z.array(trailPointSchema),
+  /** A silent runner's estimated position now (the leaderboard row's Estimated… fields); absent otherwise. */
+  Estimated: z
+    .object({
+      DistanceKm: z.number(),
+      DistanceKmMin: z.number(),
+      DistanceKmMax: z.number(),
+      Latitude: z.number(),
+      Longitude: z.number(),
+      At: z.string(),
+    })
+    .optional(),
 });
 export type RunnerPositions = z.infer<typeof runnerPositionsSchema>;
 

@@ -66,6 +66,12 @@ function rowKey(r: LeaderboardRow): string {
     r.EtaFinish,
     r.NextWaypoint,
     r.EtaNextWaypoint,
+    r.EtaNextWaypointEarliest,
+    r.EtaNextWaypointLatest,
+    r.EtaFinishEarliest,
+    r.EtaFinishLatest,
+    // A silent runner's estimate moves with the clock: pushed again every 100 m it moves (and when it ends).
+    r.EstimatedDistanceKm == null ? '' : Math.round(r.EstimatedDistanceKm * 10),
     r.LastCheckpoint,
     r.LastCheckpointTime,
     r.CutoffRisk,
@@ -228,6 +234,7 @@ export class RaceLive {
           Age: r.info.age,
           BatteryState: r.batteryState,
           state: r.state ?? emptyRunnerState(),
+          expectedIntervalMs: r.expectedMs,
           manualStatus: manualStatusOf(r.info),
           checkins: r.checkins,
         });

@@ -109,7 +109,25 @@ export class LiveService {
 
   async positions(raceId: number, sinceMs?: number): Promise<RunnerPositions[]> {
     const entry = await this.cache.require(raceId);
-    return entry.live.trails(POSITIONS_TRAIL, sinceMs);
+    const trails = entry.live.trails(POSITIONS_TRAIL, sinceMs);
+    // A silent runner's estimate, as on their leaderboard row.
+    const estimated = new Map<number, NonNullable<RunnerPositions['Estimated']>>();
+    for (const r of entry.live.leaderboard(this.now())) {
+      if (r.EstimatedDistanceKm == null || r.EstimatedLatitude == null || r.EstimatedLongitude == null)
+        continue;
+      estimated.set(r.RunnerId, {
+        DistanceKm: r.EstimatedDistanceKm,
+        DistanceKmMin: r.EstimatedDistanceKmMin ?? r.EstimatedDistanceKm,
+        DistanceKmMax: r.EstimatedDistanceKmMax ?? r.EstimatedDistanceKm,
+        Latitude: r.EstimatedLatitude,
+        Longitude: r.EstimatedLongitude,
+        At: r.EstimatedAt ?? new Date(this.now()).toISOString(),
+      });
+    }
+    if (estimated.size === 0) return trails;
+    return trails.map((p) =>
+      estimated.has(p.RunnerId) ? { ...p, Estimated: estimated.get(p.RunnerId) } : p,
+    );
   }
 
   /** Every runner of a race as the alert rules read them now (the alert sweep job; loads the race if needed). */

@@ -7,7 +7,7 @@
  */
 import { distanceAt } from './eta';
 import { pointAtDistance } from './geometry';
-import type { PreparedCourse, RunnerState } from './types';
+import type { LeaderboardRow, PreparedCourse, RunnerState } from './types';
 
 /** Silent: no fix for longer than this many expected intervals (a ping a little late is not silence). */
 const SILENT_FACTOR = 1.2;
@@ -58,5 +58,51 @@ export function estimatePosition(
     lon: point.lon,
     atMs: nowMs,
     capM,
+  };
+}
+
+const isoOf = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+const km = (m: number): number => Math.round(m) / 1000;
+
+/** The leaderboard row's ETA ranges and estimated position (`leaderboardRowSchema`), all null when not known. */
+export type TrackingRowFields = Pick<
+  LeaderboardRow,
+  | 'EtaFinishEarliest'
+  | 'EtaFinishLatest'
+  | 'EtaNextWaypointEarliest'
+  | 'EtaNextWaypointLatest'
+  | 'EstimatedDistanceKm'
+  | 'EstimatedDistanceKmMin'
+  | 'EstimatedDistanceKmMax'
+  | 'EstimatedAt'
+  | 'EstimatedLatitude'
+  | 'EstimatedLongitude'
+>;
+
+/**
+ * A row's ETA ranges (beside EtaFinish / EtaNextWaypoint, only where those are shown) and its estimated position
+ * (a silent runner only). `s` refreshed for `nowMs`, with the leaderboard's status.
+ */
+export function trackingRowFields(
+  course: PreparedCourse,
+  s: RunnerState,
+  startMs: number | null,
+  nowMs: number,
+  expectedIntervalMs?: number,
+): TrackingRowFields {
+  const next = s.nextWaypoint;
+  const e = estimatePosition(course, s, startMs, nowMs, expectedIntervalMs);
+  return {
+    EtaFinishEarliest: s.etaFinishMs === null ? null : isoOf(s.etaFinishEarliestMs),
+    EtaFinishLatest: s.etaFinishMs === null ? null : isoOf(s.etaFinishLatestMs),
+    EtaNextWaypointEarliest: next && next.etaMs !== null ? isoOf(next.etaEarliestMs) : null,
+    EtaNextWaypointLatest: next && next.etaMs !== null ? isoOf(next.etaLatestMs) : null,
+    EstimatedDistanceKm: e ? km(e.distanceM) : null,
+    EstimatedDistanceKmMin: e ? km(e.minM) : null,
+    EstimatedDistanceKmMax: e ? km(e.maxM) : null,
+    EstimatedAt: e ? isoOf(e.atMs) : null,
+    EstimatedLatitude: e ? e.lat : null,
+    EstimatedLongitude: e ? e.lon : null,
   };
 }

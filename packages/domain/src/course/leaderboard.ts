@@ -6,6 +6,7 @@
  * passed the same distance. With checkpoints, each row carries the last one passed and whether a cutoff is at risk.
  */
 import { cutoffRisk } from './cutoffs';
+import { trackingRowFields } from './estimate';
 import { refreshRunnerState } from './matching';
 import { lastCheckpointPassed, type SplitCheckpoint } from './splits';
 import type {
@@ -138,6 +139,7 @@ export function buildLeaderboard(
       LastCheckpointKm: passed ? round(passed.checkpoint.distanceM / 1000, 3) : null,
       LastCheckpointTime: iso(passed?.split.t ?? null),
       CutoffRisk: risk,
+      ...trackingRowFields(course, s, clock.startMs, nowMs, r.expectedIntervalMs),
     });
   }
   return rows;
