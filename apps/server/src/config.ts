@@ -88,6 +88,8 @@ const envSchema = z.object({
     .url()
     .default('https://api.findmespot.com/spot-main-web/consumer/rest-api/2.0/public/feed'),
   SPOT_POLL_SECONDS: z.coerce.number().min(1).default(150),
+  // Garmin MapShare raw KML feeds: `${MAPSHARE_API_URL}/{mapshareName}?d1=…`
+  MAPSHARE_API_URL: z.string().trim().url().default('https://share.garmin.com/Feed/Share'),
   // Race HQ: how often the self-clearing alerts (no-movement, lost-signal, low-battery, off-course) are evaluated;
   // 0 turns the sweep off (tests call it themselves)
   ALERT_SWEEP_SECONDS: z.coerce

@@ -11,6 +11,8 @@ import openCourseRoutes from './courses/open-routes';
 import { CourseService } from './courses/service';
 import adminDeviceRoutes from './devices/admin-routes';
 import directorDeviceRoutes from './devices/director-routes';
+import { RunnerTrackerService } from './devices/runner-tracker';
+import runnerTrackerRoutes from './devices/runner-tracker-routes';
 import { DeviceService } from './devices/service';
 import { noRaceEvents, type RaceEvents } from './lib/race-events';
 import { acceptEmptyJsonBodies } from './platform/json-body';
@@ -53,6 +55,7 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const runners = new RunnerService(app.db, events, races);
   const courses = new CourseService(app.db, events, races, app.config.publicUrl);
   const devices = new DeviceService(app.db, events, races);
+  const trackers = new RunnerTrackerService(app.db, events);
   const requests = new RaceRequestService(app.db, events, courses);
   const checkinEvents = opts.checkinEvents ?? noCheckinEvents;
   const checkins = new CheckinService({ db: app.db, raceEvents: events, checkinEvents });
@@ -70,6 +73,7 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   await app.register(directorCourseRoutes, { courses, races });
   await app.register(directorDeviceRoutes, { devices });
   await app.register(adminDeviceRoutes, { devices });
+  await app.register(runnerTrackerRoutes, { trackers });
   await app.register(adminRequestRoutes, { requests });
   await app.register(directorCheckinRoutes, { checkins });
   await app.register(volunteerCheckinRoutes, { checkins });

@@ -87,6 +87,7 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
   let d3: number; // device to delete
   let courseId: number;
   let cpId: number; // a checkpoint of race A
+  let rT: number; // a runner whose own tracker is attached and detached
   let checkinToken: string; // a check-in link's token (race A, checkpoint cpId)
   let linkId: number; // a check-in link to revoke
 
@@ -117,6 +118,7 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       ).json().RunnerId as number;
     r1 = await addRunner('One');
     r2 = await addRunner('Two');
+    rT = await addRunner('Tracker');
     const { payload, headers } = multipartFile(gpxFixture('gpx10-track.gpx'));
     courseId = (
       await call(t, 'POST', `/api/director/course/${A}`, { token: tokens.owner, payload, headers })
@@ -281,6 +283,26 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       method: 'GET',
       url: () => `/api/director/runners/${A}/status-log`,
       expect: ownerOrAdmin(),
+    },
+    {
+      // The admin attaches first; the owner then finds the runner holding it (409, nothing written).
+      name: 'attach runner tracker',
+      method: 'POST',
+      url: () => `/api/director/runners/${rT}/tracker`,
+      body: json({ Source: 'inreach', HardwareId: '300434060999001' }),
+      expect: { ...ownerOrAdmin(201), owner: 409 },
+    },
+    {
+      name: 'runner tracker check',
+      method: 'GET',
+      url: () => `/api/director/runners/${rT}/tracker`,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: 'detach runner tracker',
+      method: 'DELETE',
+      url: () => `/api/director/runners/${rT}/tracker`,
+      expect: { ...ownerOrAdmin(), owner: 404 },
     },
     { name: 'director course', method: 'GET', url: () => `/api/director/course/${A}`, expect: ownerOnly() },
     {

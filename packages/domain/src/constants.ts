@@ -5,7 +5,15 @@
  */
 
 /** Where a device's positions come from (its wire format), in the order the Devices screen offers them. */
-export const DEVICE_SOURCES = ['osmand', 'owntracks', 'spot', 'inreach', 'lorawan', 'meshtastic'] as const;
+export const DEVICE_SOURCES = [
+  'osmand',
+  'owntracks',
+  'spot',
+  'inreach',
+  'mapshare',
+  'lorawan',
+  'meshtastic',
+] as const;
 
 /** A runner's gender as the API stores it. */
 export const GENDERS = ['M', 'F'] as const;
@@ -51,7 +59,7 @@ export const SELF_CLEARING_KINDS = ['no-movement', 'lost-signal', 'off-course', 
 
 /**
  * How often each device source is expected to report, in seconds, unless the device sets its own interval: SPOT
- * 2.5 min, inReach 10 min, phones (OsmAnd / Traccar Client, OwnTracks) 1 min, LoRaWAN (TTN, ChirpStack) and
+ * 2.5 min, inReach 10 min (MapShare too: the inReach's tracking interval), phones (OsmAnd / Traccar Client, OwnTracks) 1 min, LoRaWAN (TTN, ChirpStack) and
  * Meshtastic 5 min.
  */
 export const DEFAULT_EXPECTED_INTERVAL_S: Record<(typeof DEVICE_SOURCES)[number], number> = {
@@ -59,6 +67,7 @@ export const DEFAULT_EXPECTED_INTERVAL_S: Record<(typeof DEVICE_SOURCES)[number]
   owntracks: 60,
   spot: 150,
   inreach: 600,
+  mapshare: 600,
   lorawan: 300,
   meshtastic: 300,
 };

@@ -10,6 +10,8 @@ export * from './gpx';
 export * from './course';
 export * from './live-messages';
 export * from './alerts';
+export * from './trackers';
+export * from './mapshare-kml';
 export * from './checkin';
 export * from './csv';
 export * from './runner-csv';

@@ -1,4 +1,10 @@
-import { adminDeviceSchema, deviceCreateSchema, deviceUpdateSchema } from '@racebeacon/domain';
+import {
+  adminDeviceSchema,
+  deviceCreateSchema,
+  deviceFeedBodySchema,
+  deviceFeedStateSchema,
+  deviceUpdateSchema,
+} from '@racebeacon/domain';
 import { z } from 'zod';
 
 /**
@@ -20,14 +26,22 @@ const intervalField = z
   );
 
 const intervalBody = z.object({ ExpectedIntervalSeconds: intervalField });
-export type DeviceIntervalInput = z.output<typeof intervalBody>;
+export type DeviceIntervalInput = z.output<typeof intervalBody> & z.output<typeof deviceFeedBodySchema>;
 
-/** The admin's create and edit bodies with ExpectedIntervalSeconds (absent on an edit: unchanged). */
-export const deviceCreateWithIntervalSchema = deviceCreateSchema.extend(intervalBody.shape);
-export const deviceUpdateWithIntervalSchema = deviceUpdateSchema.extend(intervalBody.shape);
+/**
+ * The admin's create and edit bodies with ExpectedIntervalSeconds and a runner's own feed (FeedId, FeedPassword;
+ * absent on an edit: unchanged).
+ */
+export const deviceCreateWithIntervalSchema = deviceCreateSchema
+  .extend(intervalBody.shape)
+  .extend(deviceFeedBodySchema.shape);
+export const deviceUpdateWithIntervalSchema = deviceUpdateSchema
+  .extend(intervalBody.shape)
+  .extend(deviceFeedBodySchema.shape);
 
-/** The admin's device with its expected interval (null: the source's default). */
+/** The admin's device with its expected interval (null: the source's default) and its own feed's poll state. */
 export const adminDeviceWithIntervalSchema = adminDeviceSchema
   .extend({ ExpectedIntervalSeconds: z.number().int().nullable() })
+  .extend(deviceFeedStateSchema.shape)
   .meta({ id: 'AdminDeviceWithInterval' });
 export type AdminDeviceWithInterval = z.infer<typeof adminDeviceWithIntervalSchema>;

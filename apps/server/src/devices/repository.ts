@@ -5,7 +5,14 @@ import { deviceAssignments, devices, races, runners } from '../db/schema';
 export type DeviceRow = typeof devices.$inferSelect;
 export type NewDevice = Pick<
   typeof devices.$inferInsert,
-  'name' | 'source' | 'hardwareId' | 'trackingKey' | 'expectedIntervalS'
+  | 'name'
+  | 'source'
+  | 'hardwareId'
+  | 'trackingKey'
+  | 'expectedIntervalS'
+  | 'feedId'
+  | 'feedPassword'
+  | 'raceId'
 >;
 export type AdminDeviceRow = DeviceRow & {
   raceName: string | null;
@@ -96,7 +103,17 @@ export async function updateDevice(
   values: Partial<
     Pick<
       DeviceRow,
-      'name' | 'source' | 'hardwareId' | 'trackingKey' | 'raceId' | 'assignedRunnerId' | 'expectedIntervalS'
+      | 'name'
+      | 'source'
+      | 'hardwareId'
+      | 'trackingKey'
+      | 'raceId'
+      | 'assignedRunnerId'
+      | 'expectedIntervalS'
+      | 'feedId'
+      | 'feedPassword'
+      | 'feedError'
+      | 'feedNextPollAt'
     >
   >,
 ): Promise<DeviceRow | undefined> {

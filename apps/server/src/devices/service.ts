@@ -6,15 +6,17 @@ import type {
   DeviceSource,
   DeviceUpdateInput,
 } from '@racebeacon/domain';
+import { trackerProblem } from '@racebeacon/domain';
 import type { Db, DbOrTx } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
-import { conflict, notFound } from '../lib/errors';
+import { badRequest, conflict, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
 import { isoOrNull } from '../lib/time';
 import * as racesRepo from '../races/repository';
 import type { RaceService } from '../races/service';
 import * as runnersRepo from '../runners/repository';
 import * as repo from './repository';
+import { ownTrackerRace } from './own-tracker';
 import type { AdminDeviceWithInterval, DeviceIntervalInput } from './interval';
 
 /** 32 random bytes, base64url: the device's secret for ingestion. Only admin responses ever carry it. */
@@ -43,7 +45,22 @@ export function toAdminDevice(d: repo.AdminDeviceRow): AdminDeviceWithInterval {
     RaceName: d.raceName,
     RunnerName: d.assignedRunnerId === null ? null : runnerName || null,
     ExpectedIntervalSeconds: d.expectedIntervalS,
+    ...feedState(d),
   };
+}
+
+/** A device's own feed as shown (the password is write-only: only whether there is one). */
+export const feedState = (d: repo.DeviceRow) => ({
+  FeedId: d.feedId,
+  HasFeedPassword: !!d.feedPassword,
+  FeedPolledAt: isoOrNull(d.feedPolledAt),
+  FeedError: d.feedError,
+});
+
+/** 400 when the source cannot be polled from (or identified by) what it was given. */
+export function checkTracker(t: { Source: string; HardwareId: string | null; FeedId: string | null }) {
+  const problem = trackerProblem(t);
+  if (problem) throw badRequest(problem, 'invalid_tracker');
 }
 
 const deviceNotFound = (id: number) => notFound(`Device ${id} was not found.`);
@@ -75,6 +92,8 @@ export class DeviceService {
 
   async createDevice(body: DeviceCreateInput & DeviceIntervalInput): Promise<AdminDeviceWithInterval> {
     const hardwareId = body.HardwareId || null;
+    const feedId = body.FeedId ?? null;
+    checkTracker({ Source: body.Source, HardwareId: hardwareId, FeedId: feedId });
     if (hardwareId && (await repo.findDeviceBySourceHardware(this.db, body.Source, hardwareId)))
       throw duplicateHardware();
     try {
@@ -84,6 +103,8 @@ export class DeviceService {
         hardwareId,
         trackingKey: newTrackingKey(),
         expectedIntervalS: body.ExpectedIntervalSeconds ?? null,
+        feedId,
+        feedPassword: body.FeedPassword || null,
       });
       return this.adminView(this.db, row.id);
     } catch (err) {
@@ -100,6 +121,15 @@ export class DeviceService {
     if (!current) throw deviceNotFound(id);
     const source = body.Source ?? current.source;
     const hardwareId = body.HardwareId === undefined ? current.hardwareId : body.HardwareId || null;
+    const feedId = body.FeedId === undefined ? current.feedId : body.FeedId;
+    const feedPassword = body.FeedPassword === undefined ? current.feedPassword : body.FeedPassword || null;
+    checkTracker({ Source: source, HardwareId: hardwareId, FeedId: feedId });
+    // A changed feed is polled afresh: its error and back-off are forgotten (the 2-minute spacing stays).
+    const feedChanged =
+      source !== current.source ||
+      hardwareId !== current.hardwareId ||
+      feedId !== current.feedId ||
+      feedPassword !== current.feedPassword;
     if (hardwareId) {
       const other = await repo.findDeviceBySourceHardware(this.db, source, hardwareId);
       if (other && other.id !== id) throw duplicateHardware();
@@ -112,6 +142,9 @@ export class DeviceService {
         source,
         hardwareId,
         expectedIntervalS,
+        feedId,
+        feedPassword,
+        ...(feedChanged ? { feedError: null, feedNextPollAt: null } : {}),
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateHardware();
@@ -150,6 +183,10 @@ export class DeviceService {
       const race = await racesRepo.findRace(tx, raceId);
       if (!race) throw notFound(`Race ${raceId} was not found.`);
       if (race.hasStarted) throw conflict('Devices can only be assigned to a race that has not started.');
+      // A runner's own tracker (attached by a director) belongs to its race only.
+      const ownRace = ownTrackerRace(row.trackingKey);
+      if (ownRace !== null && ownRace !== raceId)
+        throw conflict("This is a runner's own tracker of another race.", 'own_tracker');
       if (row.raceId !== raceId) {
         await repo.closeOpenAssignment(tx, id, new Date());
         await repo.updateDevice(tx, id, { raceId, assignedRunnerId: null });

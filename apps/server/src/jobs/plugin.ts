@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { AlertSweepJob } from './alert-sweep-job';
 import { jobLockFor } from './lock';
+import { MapSharePollJob } from './mapshare-poll-job';
 import { JobRunner } from './runner';
 import { SpotPollJob } from './spot-poll-job';
 
@@ -33,6 +34,10 @@ export default fp(
         apiUrl: config.SPOT_API_URL,
         pollSeconds: config.SPOT_POLL_SECONDS,
       }),
+    );
+
+    runner.add(
+      new MapSharePollJob({ db: app.db, ingest: app.ingest, log: app.log, apiUrl: config.MAPSHARE_API_URL }),
     );
 
     if (config.ALERT_SWEEP_SECONDS > 0)

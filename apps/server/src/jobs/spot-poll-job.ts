@@ -5,6 +5,9 @@ import type { LiveEvent } from '../events/bus';
 import { readSpotPage } from '../ingest/adapters/spot';
 import type { IngestService } from '../ingest/service';
 import { listSpotFeeds, type SpotFeedRow } from '../ingest/spot-feed-repository';
+import type { DeviceBatch } from '../ingest/adapters/contract';
+import { pollDeviceFeeds } from './device-feed-poller';
+import type { DeviceFeedRow } from './device-feed-repository';
 import type { Job } from './runner';
 import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-poll-repository';
 
@@ -18,6 +21,8 @@ export interface SpotPollJobOptions {
   pollSeconds: number;
   /** How often the schedule is checked; a race going live is noticed within this (and at once via the bus). */
   everyMs?: number;
+  /** The clock runners' own feeds are scheduled by (tests move it). */
+  now?: () => number;
 }
 
 const PAGE_SIZE = 50;
@@ -53,8 +58,53 @@ export class SpotPollJob implements Job {
     return event.type === 'race-updated';
   }
 
-  /** Polls every feed that is due, if a race needs SPOT now. */
+  /** Polls every feed that is due: runners' own feeds, then the shared feeds if a race needs SPOT now. */
   async runOnce(signal?: AbortSignal): Promise<void> {
+    await this.pollOwnFeeds(signal);
+    await this.pollSharedFeeds(signal);
+  }
+
+  /**
+   * SPOT devices with their own feed id (a runner's own messenger): polled while their race needs them, by the
+   * same rules as a shared feed (once per SPOT_POLL_SECONDS at most, back-off on errors), the claim and back-off
+   * kept on the device (device-feed-poller.ts). Every message of the feed is the device's, whatever its ESN.
+   */
+  private async pollOwnFeeds(signal?: AbortSignal): Promise<void> {
+    const { db, log, pollSeconds } = this.opts;
+    await pollDeviceFeeds(
+      {
+        db,
+        log,
+        kind: 'spot',
+        intervalSeconds: () => pollSeconds,
+        now: this.opts.now ?? Date.now,
+        poll: (device, lastFix) => this.pollOwnFeed(device, lastFix),
+      },
+      signal,
+    );
+  }
+
+  private async pollOwnFeed(device: DeviceFeedRow, lastFix: Date | null): Promise<void> {
+    const { ingest, log } = this.opts;
+    const feed = { feedId: device.feedId ?? '', feedPassword: device.feedPassword } as SpotFeedRow;
+    const ref = { deviceId: device.id };
+    for (let page = 0; page < 3; page++) {
+      const read = readSpotPage(await this.fetchPage(feed, page * PAGE_SIZE));
+      if (!read.ok) throw new Error(read.error.message);
+      const batch: DeviceBatch = {
+        ...read.batch,
+        fixes: read.batch.fixes.map((f) => ({ ...f, device: ref })),
+        alerts: read.batch.alerts.map((a) => ({ ...a, device: ref })),
+      };
+      const result = await ingest.acceptEach('spot', batch);
+      const skipped = ingest.skipped(batch, result);
+      if (skipped) log.warn({ deviceId: device.id, ...skipped }, 'SPOT messages skipped');
+      const oldest = Math.min(...batch.fixes.map((f) => f.fixTime.getTime()));
+      if (batch.received < PAGE_SIZE || (lastFix && oldest <= lastFix.getTime())) break;
+    }
+  }
+
+  private async pollSharedFeeds(signal?: AbortSignal): Promise<void> {
     const { db, pollSeconds } = this.opts;
     const active = await activeSpotRaceIds(db);
     const newlyActive = active.some((id) => !this.activeRaces.has(id));

@@ -8,6 +8,7 @@ const SOURCE_LABELS: Record<DeviceSource, string> = {
   owntracks: 'OwnTracks (phone)',
   spot: 'SPOT (satellite)',
   inreach: 'Garmin inReach (satellite)',
+  mapshare: 'Garmin MapShare (inReach, any plan)',
   lorawan: 'LoRaWAN (TTN / ChirpStack)',
   meshtastic: 'Meshtastic (LoRa mesh)',
 };
@@ -18,6 +19,7 @@ const HARDWARE_HINT: Record<DeviceSource, string | null> = {
   owntracks: null,
   spot: "The messenger's ESN, e.g. 0-2468013",
   inreach: 'The IMEI (15 digits)',
+  mapshare: 'The MapShare name, as in share.garmin.com/{name}',
   lorawan: 'The DevEUI (16 hex digits)',
   meshtastic: 'The node number, e.g. 2882400044 or !abcdef2c',
 };

@@ -5,6 +5,7 @@ import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { runnersApi } from './api';
 import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
+import { RunnerTrackerButton } from './runner-tracker';
 
 const toBody = (v: RunnerFieldValues) => ({
   FirstName: v.FirstName.trim(),
@@ -214,6 +215,12 @@ export function RunnersSection({
                               Assign device
                             </button>
                           )}
+                          <RunnerTrackerButton
+                            runnerId={r.RunnerId}
+                            name={fullName}
+                            hasDevice={deviceId !== null}
+                            onChanged={onChanged}
+                          />
                         </td>
                       )}
                       {canManage && (
