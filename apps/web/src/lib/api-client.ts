@@ -161,6 +161,40 @@ export async function apiStream(path: string, opts: StreamOptions): Promise<void
   }
 }
 
+/**
+ * A file from the API (a CSV export) with the caller's bearer token, which a plain link cannot send: the body as a
+ * Blob and the file name from Content-Disposition. Fails like every call (logged, rejected with the parsed body).
+ */
+export async function apiDownload(path: string): Promise<{ blob: Blob; fileName: string | null }> {
+  bump(1);
+  try {
+    const headers: Record<string, string> = {};
+    const token = await tokenSource().catch(() => null);
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res: Response;
+    try {
+      res = await fetch(`${API_BASE}${path}`, { headers });
+    } catch (err) {
+      console.error('API Fetch Error:', err);
+      throw { status: 0, error: 'network_error', message: String(err) } satisfies ApiFailure;
+    }
+    if (!res.ok) {
+      const data = await parseBody(res);
+      const failure: ApiFailure = {
+        ...(data && typeof data === 'object' ? (data as object) : { message: String(data ?? '') }),
+        status: res.status,
+      };
+      console.error('API Fetch Error:', failure);
+      throw failure;
+    }
+    const disposition = res.headers.get('content-disposition') ?? '';
+    const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? null;
+    return { blob: await res.blob(), fileName };
+  } finally {
+    bump(-1);
+  }
+}
+
 export const api = {
   get: <T>(path: string, opts?: Omit<RequestOptions, 'method' | 'body'>) => apiFetch<T>(path, opts),
   post: <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'method' | 'body'>) =>

@@ -13,6 +13,7 @@ import type { RacePhase } from '../../features/live/live-clock';
 import { directorRacesApi, openRacesApi } from '../../features/races/api';
 import { RaceHero, type LiveProgress } from '../../features/races/race-hero';
 import { runnersApi } from '../../features/runners/api';
+import { ResultsCsvLink } from '../../features/runners/runner-import';
 import { RunnersSection } from '../../features/runners/runners-section';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
@@ -124,6 +125,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
           <LiveRacePanel race={race} onPhaseChange={onPhaseChange} />
         </Suspense>
       )}
+      {race.Approved && <ResultsCsvLink raceId={race.RaceId} />}
 
       <RunnersSection
         raceId={race.RaceId}

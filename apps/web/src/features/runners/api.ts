@@ -1,6 +1,22 @@
 import type { PublicRunner, Runner } from '@racebeacon/domain/entities';
 import type { RunnerBody } from '@racebeacon/domain/schemas';
-import { api } from '../../lib/api-client';
+import { api, apiDownload, API_BASE } from '../../lib/api-client';
+
+/** What an import did (or would do, on a dry run): POST /api/director/runners/{raceId}/import. */
+export interface RunnerImportResult {
+  Created: number;
+  Updated: number;
+  Unchanged: number;
+  Errors: { Line: number; Message: string }[];
+  DryRun: boolean;
+  Rows: {
+    Line: number;
+    Action: 'create' | 'update' | 'unchanged';
+    BibNumber: string;
+    FirstName: string;
+    LastName: string;
+  }[];
+}
 
 export const runnersApi = {
   listPublic: (raceId: number) => api.get<PublicRunner[]>(`/open/runners/${raceId}`),
@@ -9,4 +25,14 @@ export const runnersApi = {
   update: (raceId: number, runner: Runner) =>
     api.put<Runner>(`/director/runners/${raceId}/${runner.RunnerId}`, runner),
   remove: (raceId: number, runnerId: number) => api.del<unknown>(`/director/runners/${raceId}/${runnerId}`),
+  /** The CSV file as a multipart upload; a file with errors rejects with `{ message, Errors }` (unless skipInvalid). */
+  importCsv: (raceId: number, file: File, opts: { dryRun: boolean; skipInvalid: boolean }) => {
+    const form = new FormData();
+    form.append('file', file);
+    const query = `?dryRun=${opts.dryRun}&skipInvalid=${opts.skipInvalid}`;
+    return api.post<RunnerImportResult>(`/director/runners/${raceId}/import${query}`, form);
+  },
+  exportCsv: (raceId: number) => apiDownload(`/director/runners/${raceId}/export.csv`),
+  /** The public results file: a plain link (no token needed). */
+  resultsCsvUrl: (raceId: number) => `${API_BASE}/open/races/${raceId}/results.csv`,
 };

@@ -5,6 +5,7 @@ import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { runnersApi } from './api';
 import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
+import { RunnerImport } from './runner-import';
 import { RunnerTrackerButton } from './runner-tracker';
 
 const toBody = (v: RunnerFieldValues) => ({
@@ -132,6 +133,7 @@ export function RunnersSection({
         )}
       </div>
       <FormError message={error} />
+      {canManage && <RunnerImport raceId={raceId} onImported={onChanged} />}
       {adding && (
         <RunnerForm
           title="New runner"
