@@ -5,6 +5,7 @@ import {
   type LeaderboardRow,
   type ResultLine,
 } from '@racebeacon/domain';
+import * as checkpointsRepo from '../checkpoints/repository';
 import type { Db } from '../db/client';
 import { notFound } from '../lib/errors';
 import type { RaceService } from '../races/service';
@@ -13,16 +14,13 @@ import * as exportRepo from './export-repository';
 import * as repo from './repository';
 
 /** What the exports read from the live race (the LiveService; looked up when a file is asked for). */
-export interface LiveLeaderboard {
+export interface LiveResults {
   leaderboard(raceId: number, filter: Record<string, never>): Promise<LeaderboardRow[]>;
+  /** Every runner's checkpoint passing times (GPS or check-in), where the live service offers them. */
+  splits?(
+    raceId: number,
+  ): Promise<{ RunnerId: number; Splits: { CheckpointId: number; PassingTime: string }[] }[]>;
 }
-
-/** Checkpoint passing times for the results file (null: the race has no checkpoints). */
-export type CheckpointPasses = (raceId: number) => Promise<{
-  names: string[];
-  /** RunnerId → passing time (ISO) per checkpoint, in `names` order. */
-  passes: Map<number, (string | null)[]>;
-} | null>;
 
 export interface ExportFile {
   fileName: string;
@@ -46,8 +44,7 @@ export class RunnerExportService {
   constructor(
     private readonly db: Db,
     private readonly races: RaceService,
-    private readonly live: () => LiveLeaderboard,
-    private readonly checkpointPasses: CheckpointPasses = async () => null,
+    private readonly live: () => LiveResults,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -78,7 +75,7 @@ export class RunnerExportService {
     const [rows, statuses, cps] = await Promise.all([
       this.live().leaderboard(raceId, {}),
       exportRepo.listSetStatuses(this.db, raceId),
-      this.checkpointPasses(raceId),
+      this.checkpointColumns(raceId),
     ]);
     const lines: ResultLine[] = rows.map((r) => ({
       Rank: r.Rank,
@@ -97,6 +94,27 @@ export class RunnerExportService {
       fileName: `results-${fileSlug(race.name, `race-${raceId}`)}.csv`,
       body: resultsToCsv(lines, cps?.names ?? []),
     };
+  }
+
+  /**
+   * One column per checkpoint of the race (`Aid 1 (5.0 km)`, in course order) with each runner's passing time, from
+   * the live splits; null when the race has no checkpoints.
+   */
+  private async checkpointColumns(raceId: number) {
+    const live = this.live();
+    if (!live.splits) return null;
+    const checkpoints = await checkpointsRepo.listCheckpoints(this.db, raceId);
+    if (checkpoints.length === 0) return null;
+    const splits = await live.splits(raceId);
+    const passes = new Map<number, (string | null)[]>();
+    for (const r of splits) {
+      const at = new Map(r.Splits.map((s) => [s.CheckpointId, s.PassingTime]));
+      passes.set(
+        r.RunnerId,
+        checkpoints.map((c) => at.get(c.id) ?? null),
+      );
+    }
+    return { names: checkpoints.map((c) => `${c.name} (${(c.distanceM / 1000).toFixed(1)} km)`), passes };
   }
 
   /**
