@@ -22,6 +22,12 @@ export function createAppRouter() {
       errorElement: <ErrorScreen />,
       lazy: async () => ({ Component: (await import('../features/checkin')).CheckinPage }),
     },
+    // The embeddable live views (an <iframe> on a race's own site): no site layout, their own lazy chunk.
+    {
+      path: routePatterns.embedRace,
+      errorElement: <ErrorScreen />,
+      lazy: async () => ({ Component: (await import('./routes/embed-race')).EmbedRaceRoute }),
+    },
     {
       element: <Layout />,
       errorElement: <ErrorScreen />,

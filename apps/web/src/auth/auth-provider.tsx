@@ -10,6 +10,7 @@ import {
 import { AuthCore, type Account, type AuthSnapshot, type AuthStatus, type OidcPort } from './auth-core';
 import { AuthError } from './errors';
 import { createOidcPort, SILENT_RENEW_PATH, type AuthSettings, type BrowserOidcPort } from './oidc-port';
+import { sessionStorageOrMemory } from './session-storage';
 
 export interface AuthState {
   status: AuthStatus;
@@ -57,10 +58,12 @@ const unavailablePort: OidcPort = {
 };
 
 function createBrowserAuth(settings: AuthSettings | null): { core: AuthCore; port: BrowserOidcPort | null } {
-  const port = settings ? createOidcPort(settings, { storage: window.sessionStorage }) : null;
+  // In a frame of another site (the embeds) the browser may deny storage: keep it in memory then.
+  const storage = sessionStorageOrMemory();
+  const port = settings ? createOidcPort(settings, { storage }) : null;
   const core = new AuthCore({
     port: port ?? unavailablePort,
-    storage: window.sessionStorage,
+    storage,
     apiScope: settings?.scope ?? '',
     adminGroupId: settings?.adminGroupId ?? '',
   });

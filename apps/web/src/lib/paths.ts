@@ -11,6 +11,11 @@ export const paths = {
   privacy: '/privacy-policy',
   terms: '/terms-of-service',
   checkin: (token: string) => `/checkin/${token}`,
+  /** The page for an <iframe> on a race's own site: view map, leaderboard, or runner with a bib. */
+  embedRace: (id: number | string, view = 'map', bib?: string) =>
+    `/embed/race/${id}?view=${view}${bib ? `&bib=${encodeURIComponent(bib)}` : ''}`,
+  /** The server-rendered text view (no map, no script). */
+  raceText: (id: number | string) => `/race/${id}/text`,
 } as const;
 
 export const routePatterns = {
@@ -18,4 +23,5 @@ export const routePatterns = {
   unapprovedRace: '/race/unapproved/:raceId',
   raceHq: '/race/:raceId/hq',
   checkin: '/checkin/:token',
+  embedRace: '/embed/race/:raceId',
 } as const;

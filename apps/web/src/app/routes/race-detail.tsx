@@ -4,6 +4,7 @@ import type { Course, PublicRunner, Race } from '@racebeacon/domain/entities';
 import { isOwner, useAuth } from '../../lib/auth';
 import { paths } from '../../lib/paths';
 import { EmptyState, PageSpinner } from '../../components/page-state';
+import { EmbedSnippet } from '../../components/embed-snippet';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
 import { courseApi } from '../../features/course/api';
@@ -126,6 +127,8 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
         </Suspense>
       )}
       {race.Approved && <ResultsCsvLink raceId={race.RaceId} />}
+
+      {race.Approved && <EmbedSnippet raceId={race.RaceId} raceName={race.Name} />}
 
       <RunnersSection
         raceId={race.RaceId}

@@ -7,6 +7,7 @@ import { CONFIRM, confirmed } from '../../lib/confirm';
 import { useResource } from '../../lib/use-resource';
 import { requestsApi } from './api';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import { ExpandableDescription } from './expandable-description';
 
 /** A pending race with, when its detail could be read, its runner count and course. */
 type Pending = Race & Partial<Pick<RaceRequest, 'RunnerCount' | 'Course'>>;
@@ -50,7 +51,11 @@ export function RaceRequestsPage() {
           {pending.data.map((race) => (
             <article key={race.RaceId} className="card request-card" data-testid="request-card">
               <h2 className="race-card-title">{race.Name}</h2>
-              <p className="race-card-desc">{race.Description || 'No description.'}</p>
+              {race.Description ? (
+                <ExpandableDescription text={race.Description} id={`request-desc-${race.RaceId}`} />
+              ) : (
+                <p className="race-card-desc">No description.</p>
+              )}
               <dl className="facts">
                 <div>
                   <dt>Location</dt>

@@ -1,0 +1,67 @@
+import { lazy, Suspense } from 'react';
+import { useParams, useSearchParams } from 'react-router';
+import type { Race } from '@racebeacon/domain/entities';
+import { paths } from '../../lib/paths';
+import { useDocumentTitle } from '../../lib/use-document-title';
+import { useResource } from '../../lib/use-resource';
+import { openRacesApi } from '../../features/races/api';
+import type { EmbedView } from '../../features/live/live-embed';
+import '../embed.css';
+
+// The live view's map and leaderboard, in their own chunk (Leaflet loads after it, with the map).
+const LiveEmbed = lazy(() =>
+  import('../../features/live/live-embed').then((m) => ({ default: m.LiveEmbed })),
+);
+
+const VIEWS: readonly EmbedView[] = ['map', 'leaderboard', 'runner'];
+
+/**
+ * /embed/race/{raceId}?view=map|leaderboard|runner&bib=: the page a race's own website puts in an <iframe>. Outside
+ * the site layout (no navigation); the server lets only EMBED_FRAME_ANCESTORS frame it (every other page refuses).
+ */
+export function EmbedRaceRoute() {
+  const { raceId } = useParams();
+  const [search] = useSearchParams();
+  const id = Number(raceId);
+  const asked = search.get('view') ?? 'map';
+  const view: EmbedView = (VIEWS as readonly string[]).includes(asked) ? (asked as EmbedView) : 'map';
+  const bib = search.get('bib')?.trim() || undefined;
+  const race = useResource<Race>(async () => {
+    if (!Number.isInteger(id) || id <= 0) throw { status: 404, error: 'not_found', message: 'No such race.' };
+    return openRacesApi.get(id);
+  }, [id]);
+  useDocumentTitle(race.data?.Name ?? 'Live race');
+  const fullPageUrl = new URL(paths.race(Number.isInteger(id) ? id : 0), window.location.origin).href;
+
+  if (!race.data) {
+    return (
+      <main className="embed">
+        {race.error ? (
+          <p className="embed__note">
+            This race could not be found, or it is not public.{' '}
+            <a href={new URL(paths.races, window.location.origin).href} target="_blank" rel="noopener">
+              See all races
+            </a>
+          </p>
+        ) : (
+          <p className="embed__note" role="status">
+            Loading…
+          </p>
+        )}
+      </main>
+    );
+  }
+  return (
+    <Suspense
+      fallback={
+        <main className="embed">
+          <p className="embed__note" role="status">
+            Loading the live view…
+          </p>
+        </main>
+      }
+    >
+      <LiveEmbed race={race.data} view={view} bib={bib} fullPageUrl={fullPageUrl} />
+    </Suspense>
+  );
+}
