@@ -1,6 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCsv, parseGpx, type LeaderboardRow } from '@racebeacon/domain';
+import {
+  parseCsv,
+  parseGpx,
+  type Checkpoint,
+  type LeaderboardRow,
+  type RunnerSplits,
+} from '@racebeacon/domain';
 import { races, runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { call } from './support/api';
@@ -67,9 +73,32 @@ describe.each(dbKinds)('results CSV and GPX tracks (%s)', (kind) => {
       'FinishTime',
       'Elapsed',
       'DistanceKm',
+      'Start (0.0 km)',
+      'Aid 1 (5.0 km)',
+      'Finish (10.0 km)',
     ]);
-    const byBib = new Map(table.slice(1).map((row) => [row[1], row]));
-    expect(table.slice(1).map((row) => row[1])).toEqual(['2', '1', '3', '4']);
+    // One column per checkpoint: the passing times of GET …/splits.
+    const checkpoints = (await call(t, 'GET', `/api/open/races/${race.raceId}/checkpoints`)).json<
+      Checkpoint[]
+    >();
+    const splits = (await call(t, 'GET', `/api/open/races/${race.raceId}/splits`)).json<RunnerSplits[]>();
+    expect(checkpoints.map((c) => c.Name)).toEqual(['Start', 'Aid 1', 'Finish']);
+    for (const r of race.runners) {
+      const row = table.find((x) => x[1] === r.bib)!;
+      const mine = splits.find((s) => s.RunnerId === r.runnerId)?.Splits ?? [];
+      expect(row.slice(10)).toEqual(
+        checkpoints.map((c) => {
+          const at = mine.find((s) => s.CheckpointId === c.CheckpointId)?.PassingTime;
+          return at ? iso(Date.parse(at)) : '';
+        }),
+      );
+    }
+    // runner 1 passed Aid 1 (5 km) with the fix at 30 min, and runner 3 never did
+    expect(table.find((x) => x[1] === '1')![11]).toBe(iso(start + 30 * MIN));
+    expect(table.find((x) => x[1] === '3')![11]).toBe('');
+    const rows = table.map((row) => row.slice(0, 10));
+    const byBib = new Map(rows.slice(1).map((row) => [row[1], row]));
+    expect(rows.slice(1).map((row) => row[1])).toEqual(['2', '1', '3', '4']);
     // Finish times and elapsed are the live leaderboard's (the domain places the finish between fixes).
     const board = (await call(t, 'GET', `/api/open/races/${race.raceId}/leaderboard`)).json<
       LeaderboardRow[]
@@ -100,10 +129,10 @@ describe.each(dbKinds)('results CSV and GPX tracks (%s)', (kind) => {
     expect(byBib.get('2')?.[7]).toBe(iso(start + 50 * MIN));
     expect(Date.parse(byBib.get('1')![7])).toBeGreaterThan(start + 45 * MIN);
     expect(Date.parse(byBib.get('1')![7])).toBeLessThanOrEqual(start + 62 * MIN);
-    expect(byBib.get('3')?.slice(1, 7)).toEqual(['3', 'Runner3', 'Test3', 'F', '23', 'DNF']);
+    expect(byBib.get('3')?.slice(1, 7)).toEqual(['3', 'Runner3', 'Test3', 'F', '23', 'dnf']);
     expect(byBib.get('3')?.[7]).toBe('');
     expect(Number(byBib.get('3')?.[9])).toBeCloseTo(4, 1);
-    expect(byBib.get('4')).toEqual(['', '4', 'Runner4', 'Test4', 'M', '24', 'DNS', '', '', '']);
+    expect(byBib.get('4')).toEqual(['', '4', 'Runner4', 'Test4', 'M', '24', 'dns', '', '', '']);
   });
 
   it('results.csv is public only for approved races', async () => {

@@ -16,8 +16,8 @@ import * as repo from './repository';
 /** What the exports read from the live race (the LiveService; looked up when a file is asked for). */
 export interface LiveResults {
   leaderboard(raceId: number, filter: Record<string, never>): Promise<LeaderboardRow[]>;
-  /** Every runner's checkpoint passing times (GPS or check-in), where the live service offers them. */
-  splits?(
+  /** Every runner's checkpoint passing times (GPS or check-in). */
+  splits(
     raceId: number,
   ): Promise<{ RunnerId: number; Splits: { CheckpointId: number; PassingTime: string }[] }[]>;
 }
@@ -67,14 +67,13 @@ export class RunnerExportService {
   }
 
   /**
-   * The results of a public race from its live leaderboard (the leaderboard's order and rank), with the status a
-   * person set (DNS, DNF, DSQ) in place of the tracked one, and a column per checkpoint when the race has them.
+   * The results of a public race from its live leaderboard (its order, ranks and statuses, `dns`/`dnf`/`dsq` set by
+   * people included), with a column per checkpoint when the race has them.
    */
   async resultsCsv(raceId: number): Promise<ExportFile> {
     const race = await this.races.getApprovedRace(raceId);
-    const [rows, statuses, cps] = await Promise.all([
+    const [rows, cps] = await Promise.all([
       this.live().leaderboard(raceId, {}),
-      exportRepo.listSetStatuses(this.db, raceId),
       this.checkpointColumns(raceId),
     ]);
     const lines: ResultLine[] = rows.map((r) => ({
@@ -84,7 +83,7 @@ export class RunnerExportService {
       LastName: r.LastName,
       Gender: r.Gender,
       Age: r.Age,
-      Status: statuses.get(r.RunnerId) ?? r.Status,
+      Status: r.Status,
       FinishTime: r.FinishTime,
       ElapsedSeconds: r.ElapsedSeconds,
       DistanceKm: r.DistanceKm,
@@ -101,11 +100,9 @@ export class RunnerExportService {
    * the live splits; null when the race has no checkpoints.
    */
   private async checkpointColumns(raceId: number) {
-    const live = this.live();
-    if (!live.splits) return null;
     const checkpoints = await checkpointsRepo.listCheckpoints(this.db, raceId);
     if (checkpoints.length === 0) return null;
-    const splits = await live.splits(raceId);
+    const splits = await this.live().splits(raceId);
     const passes = new Map<number, (string | null)[]>();
     for (const r of splits) {
       const at = new Map(r.Splits.map((s) => [s.CheckpointId, s.PassingTime]));
