@@ -6,6 +6,8 @@ import {
   formatAgo,
   formatBattery,
   formatClock,
+  formatEstimate,
+  formatEtaRange,
   formatDuration,
   formatKmValue,
   formatNextWaypoint,
@@ -134,12 +136,22 @@ export function LeaderboardTable(props: {
               const percent = r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`;
               const pace = formatPace(r.PaceSecondsPerKm);
               const elapsed = formatDuration(liveElapsedSeconds(r, clock, now));
-              const eta =
+              const etaAt =
                 r.Status === 'finished'
                   ? `Finished ${formatClock(r.FinishTime)}`
                   : over
                     ? '–'
                     : formatClock(r.EtaFinish);
+              // The ETA's range on its own line on a wide screen; "14:20 (14:05–14:40)" in the phone's line.
+              const etaRange =
+                r.Status === 'finished' || over || !r.EtaFinish || !r.EtaFinishEarliest || !r.EtaFinishLatest
+                  ? null
+                  : `${formatClock(r.EtaFinishEarliest)}–${formatClock(r.EtaFinishLatest)}`;
+              const eta =
+                r.Status === 'finished' || over
+                  ? etaAt
+                  : formatEtaRange(r.EtaFinish, r.EtaFinishEarliest, r.EtaFinishLatest);
+              const estimate = over ? null : formatEstimate(r);
               // After the end nobody is overdue: the time of the last fix, not how long ago it was.
               const seen = over ? formatClock(r.LastPingTime) : formatAgo(r.LastPingTime, now);
               const battery = formatBattery(r.BatteryState);
@@ -190,6 +202,15 @@ export function LeaderboardTable(props: {
                     </span>
                     {more.length ? <span className="live-row__more">{more.join(' · ')}</span> : null}
                     {nextAid ? <span className="live-row__more">{nextAid}</span> : null}
+                    {estimate ? (
+                      <span
+                        className="live-row__estimate"
+                        data-testid="live-estimate"
+                        title={`No fix since ${formatClock(r.LastPingTime)}: where the runner probably is now, from their pace and the terrain`}
+                      >
+                        {estimate}
+                      </span>
+                    ) : null}
                   </td>
                   <td className="live-col-desk">
                     <span className={`live-status live-status--${status}`}>
@@ -206,7 +227,12 @@ export function LeaderboardTable(props: {
                   <td className="live-row__num live-col-wide">{pace}</td>
                   <td className="live-row__num live-row__elapsed live-col-wide">{elapsed}</td>
                   <td className="live-row__num live-col-wide">
-                    {eta}
+                    {etaAt}
+                    {etaRange ? (
+                      <span className="live-row__range" title="Expected between">
+                        {etaRange}
+                      </span>
+                    ) : null}
                     {nextAid ? (
                       <span className="live-row__next" title="Next aid station and expected arrival">
                         {nextAid}

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatBattery, formatClock, formatNextWaypoint } from './live-format';
+import {
+  formatBattery,
+  formatClock,
+  formatEstimate,
+  formatEtaRange,
+  formatNextWaypoint,
+} from './live-format';
 
 describe('formatNextWaypoint', () => {
   it('names the next aid station and when the runner is expected there', () => {
@@ -38,5 +44,46 @@ describe('formatBattery', () => {
     expect(formatBattery(null)).toBeNull();
     expect(formatBattery(undefined)).toBeNull();
     expect(formatBattery('  ')).toBeNull();
+  });
+});
+
+describe('ETA ranges and estimates (issue 16)', () => {
+  const eta = '2026-06-06T14:20:00.000Z';
+  const early = '2026-06-06T14:05:00.000Z';
+  const late = '2026-06-06T14:40:00.000Z';
+
+  it('shows an ETA with its range, or alone when the range is not known', () => {
+    expect(formatEtaRange(eta, early, late)).toBe(
+      `${formatClock(eta)} (${formatClock(early)}–${formatClock(late)})`,
+    );
+    expect(formatEtaRange(eta, null, null)).toBe(formatClock(eta));
+    expect(formatEtaRange(null, early, late)).toBe('–');
+  });
+
+  it('gives the next aid station with its ETA range', () => {
+    expect(
+      formatNextWaypoint({
+        NextWaypoint: 'Aid 2',
+        NextWaypointKm: 14,
+        EtaNextWaypoint: eta,
+        EtaNextWaypointEarliest: early,
+        EtaNextWaypointLatest: late,
+      }),
+    ).toBe(`Aid 2 · ${formatClock(eta)} (${formatClock(early)}–${formatClock(late)})`);
+  });
+
+  it('labels an estimate as estimated, with its range when it is not a point', () => {
+    expect(
+      formatEstimate({
+        EstimatedDistanceKm: 12.43,
+        EstimatedDistanceKmMin: 11.9,
+        EstimatedDistanceKmMax: 12.8,
+      }),
+    ).toBe('estimated 12.4 km (11.9–12.8)');
+    expect(
+      formatEstimate({ EstimatedDistanceKm: 5, EstimatedDistanceKmMin: 5, EstimatedDistanceKmMax: 5 }),
+    ).toBe('estimated 5.0 km');
+    expect(formatEstimate({ EstimatedDistanceKm: null })).toBeNull();
+    expect(formatEstimate({})).toBeNull();
   });
 });

@@ -32,17 +32,43 @@ export function formatClock(iso: string | null): string {
     : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
-/** "Aid 2 · 14:05" (or "Aid 2 at 14.0 km" with no ETA yet); null when no waypoint lies ahead. */
+/** "14:20 (14:05–14:40)": an ETA with its range when the server gives one; "–" without an ETA. */
+export function formatEtaRange(eta: string | null, earliest?: string | null, latest?: string | null): string {
+  if (!eta) return '–';
+  const at = formatClock(eta);
+  return earliest && latest ? `${at} (${formatClock(earliest)}–${formatClock(latest)})` : at;
+}
+
+/** "Aid 2 · 14:05 (13:55–14:20)" (or "Aid 2 at 14.0 km" with no ETA yet); null when no waypoint lies ahead. */
 export function formatNextWaypoint(r: {
   NextWaypoint: string | null;
   NextWaypointKm: number | null;
   EtaNextWaypoint: string | null;
+  EtaNextWaypointEarliest?: string | null;
+  EtaNextWaypointLatest?: string | null;
 }): string | null {
   if (!r.NextWaypoint) return null;
-  if (r.EtaNextWaypoint) return `${r.NextWaypoint} · ${formatClock(r.EtaNextWaypoint)}`;
+  if (r.EtaNextWaypoint)
+    return `${r.NextWaypoint} · ${formatEtaRange(r.EtaNextWaypoint, r.EtaNextWaypointEarliest, r.EtaNextWaypointLatest)}`;
   return r.NextWaypointKm === null
     ? r.NextWaypoint
     : `${r.NextWaypoint} at ${r.NextWaypointKm.toFixed(1)} km`;
+}
+
+/**
+ * "estimated 12.4 km (11.9–12.8)": a silent runner's estimated distance now (never a fix; null when there is none).
+ */
+export function formatEstimate(r: {
+  EstimatedDistanceKm?: number | null;
+  EstimatedDistanceKmMin?: number | null;
+  EstimatedDistanceKmMax?: number | null;
+}): string | null {
+  const km = r.EstimatedDistanceKm;
+  if (km === null || km === undefined) return null;
+  const lo = r.EstimatedDistanceKmMin;
+  const hi = r.EstimatedDistanceKmMax;
+  const range = lo != null && hi != null && hi - lo >= 0.05 ? ` (${lo.toFixed(1)}–${hi.toFixed(1)})` : '';
+  return `estimated ${km.toFixed(1)} km${range}`;
 }
 
 /** "Sat 6 Jun, 09:00": a start time a spectator can plan by. */

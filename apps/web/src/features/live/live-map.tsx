@@ -29,6 +29,62 @@ interface RunnerLayer {
   iconKey: string;
 }
 
+/** A silent runner's estimate: a hollow marker and its range along the course. */
+interface EstimateLayer {
+  marker: L.Marker;
+  range: L.Polyline;
+}
+
+/** Metres between two [lat, lon] points (equirectangular: fine over a course's thinned segments). */
+function metres(a: [number, number], b: [number, number]): number {
+  const k = Math.PI / 180;
+  const x = (b[1] - a[1]) * k * Math.cos(((a[0] + b[0]) / 2) * k);
+  const y = (b[0] - a[0]) * k;
+  return Math.hypot(x, y) * 6_371_000;
+}
+
+/**
+ * The part of the course line between two distances (km along the course), for an estimate's range. The thinned
+ * line is a little shorter than the course: its distances are scaled to the course length.
+ */
+export function courseSlice(track: CourseTrack, fromKm: number, toKm: number): [number, number][] {
+  const line = track.Line;
+  const cum = [0];
+  for (let i = 1; i < line.length; i++) cum.push(cum[i - 1] + metres(line[i - 1], line[i]));
+  const total = cum[cum.length - 1];
+  if (total <= 0 || line.length < 2) return [];
+  const scale = track.LengthM > 0 ? total / track.LengthM : 1;
+  const at = (m: number): [number, number] => {
+    const d = Math.min(total, Math.max(0, m * scale));
+    let i = 1;
+    while (i < cum.length - 1 && cum[i] < d) i++;
+    const f = cum[i] > cum[i - 1] ? (d - cum[i - 1]) / (cum[i] - cum[i - 1]) : 0;
+    return [
+      line[i - 1][0] + (line[i][0] - line[i - 1][0]) * f,
+      line[i - 1][1] + (line[i][1] - line[i - 1][1]) * f,
+    ];
+  };
+  const from = fromKm * 1000;
+  const to = Math.max(from, toKm * 1000);
+  const out: [number, number][] = [at(from)];
+  for (let i = 0; i < line.length; i++) {
+    const d = cum[i] / scale;
+    if (d > from && d < to) out.push(line[i]);
+  }
+  out.push(at(to));
+  return out;
+}
+
+function estimateIcon(row: LeaderboardRow): L.DivIcon {
+  const label = escapeHtml(row.BibNumber ?? String(row.RunnerId));
+  return L.divIcon({
+    className: 'live-estimate',
+    html: `<span class="live-estimate__pin" data-runner-id="${row.RunnerId}">${label} est.</span>`,
+    iconSize: [44, 22],
+    iconAnchor: [22, 11],
+  });
+}
+
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -51,6 +107,7 @@ export default function LiveMap(props: LiveMapProps) {
   const map = useRef<L.Map | null>(null);
   const courseLayer = useRef<L.LayerGroup | null>(null);
   const runnerLayers = useRef(new Map<number, RunnerLayer>());
+  const estimateLayers = useRef(new Map<number, EstimateLayer>());
   const onSelectRef = useRef(onSelect);
   onSelectRef.current = onSelect;
   const lastFollowed = useRef<number | null>(null);
@@ -94,7 +151,9 @@ export default function LiveMap(props: LiveMapProps) {
     });
     ro.observe(container);
     const layers = runnerLayers.current;
+    const estimates = estimateLayers.current;
     return () => {
+      estimates.clear();
       ro.disconnect();
       container.removeEventListener('wheel', markUser);
       container.removeEventListener('dblclick', markUser);
@@ -199,6 +258,49 @@ export default function LiveMap(props: LiveMapProps) {
       }
     }
     lastFollowed.current = followId;
+    // Silent runners' estimates: drawn apart from the fixes, hollow, labelled "est.", with their range.
+    const estimates = estimateLayers.current;
+    const estimated = new Set<number>();
+    for (const row of rows) {
+      if (row.EstimatedLatitude == null || row.EstimatedLongitude == null) continue;
+      if (phase === 'finished') continue;
+      estimated.add(row.RunnerId);
+      const at = L.latLng(row.EstimatedLatitude, row.EstimatedLongitude);
+      const range =
+        track && track.HasCourse && row.EstimatedDistanceKmMin != null && row.EstimatedDistanceKmMax != null
+          ? courseSlice(track, row.EstimatedDistanceKmMin, row.EstimatedDistanceKmMax)
+          : [];
+      let layer = estimates.get(row.RunnerId);
+      if (!layer) {
+        const marker = L.marker(at, {
+          icon: estimateIcon(row),
+          title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — estimated position (no fix since ${row.LastPingTime ? new Date(row.LastPingTime).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '–'})`,
+          alt: `${runnerLabel(row)} estimated`,
+          opacity: 0.95,
+        });
+        marker.on('click', () => onSelectRef.current(row.RunnerId));
+        const line = L.polyline(range, {
+          className: 'live-estimate-range',
+          weight: 6,
+          opacity: 0.8,
+          interactive: false,
+        });
+        line.addTo(m);
+        marker.addTo(m);
+        layer = { marker, range: line };
+        estimates.set(row.RunnerId, layer);
+      } else {
+        layer.marker.setLatLng(at);
+        layer.range.setLatLngs(range);
+      }
+    }
+    for (const [id, layer] of estimates) {
+      if (!estimated.has(id)) {
+        layer.marker.remove();
+        layer.range.remove();
+        estimates.delete(id);
+      }
+    }
     // No course to frame the map: frame the runners once.
     if (!fitted.current && seen.size > 0 && (!track || !track.HasCourse)) {
       const bounds = L.latLngBounds([...seen].map((id) => layers.get(id)!.marker.getLatLng()));
