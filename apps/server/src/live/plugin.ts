@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import openRoutes from './open-routes';
+import { ReplayService } from './replay-service';
+import storyRoutes from './story-routes';
 import { LiveService } from './service';
 import { openFileLimit } from './sse-hub';
 
@@ -35,6 +37,9 @@ export default fp(
     app.addHook('preClose', async () => live.close());
     app.addHook('onClose', async () => live.close());
     await app.register(openRoutes);
+    // Replay and the race-flow chart: built from the stored fixes, checked for access through the live state.
+    const replay = new ReplayService({ db: app.db, live, offCourseM: app.config.OFF_COURSE_METERS });
+    await app.register(storyRoutes, { replay });
   },
   { name: 'live', dependencies: ['events'] },
 );

@@ -10,6 +10,7 @@ import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { HttpError } from '../lib/errors';
 import { RaceCache, type RaceEntry } from './race-cache';
+import type { RaceLive } from './race-live';
 import type { LiveFix, RunnerAlertSubject } from './runner-live';
 import { dropResumeLog, logFix } from './resume';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
@@ -161,6 +162,12 @@ export class LiveService {
   async course(raceId: number) {
     const entry = await this.cache.require(raceId);
     return entry.live.course;
+  }
+
+  /** The race's live state (404 when it is not public): replay and the flow chart read its race, course and clock. */
+  async state(raceId: number): Promise<RaceLive> {
+    const entry = await this.cache.require(raceId);
+    return entry.live;
   }
 
   /**

@@ -117,3 +117,28 @@ export function flowSeries(progress: readonly ProgressPoint[], o: FlowSeriesOpti
   const sy = o.lengthKm > 0 ? 1 / o.lengthKm : 1;
   return lines.map((line) => thinPolyline(line, o.tolerance, sx, sy));
 }
+
+/** One runner on the race-flow chart: their lines of [epoch ms, km], broken where data is missing. */
+export interface FlowRunner {
+  RunnerId: number;
+  BibNumber: string | null;
+  FirstName: string;
+  LastName: string;
+  Lines: FlowPoint[][];
+}
+
+/** A horizontal line of the chart: a checkpoint (or a course waypoint) at its distance, with its cutoff if set. */
+export interface FlowCheckpoint {
+  Name: string;
+  DistanceKm: number;
+  Cutoff: string | null;
+}
+
+/** `GET /api/open/races/{raceId}/flow`. */
+export interface FlowAnswer {
+  From: string | null;
+  To: string;
+  LengthKm: number | null;
+  Checkpoints: FlowCheckpoint[];
+  Runners: FlowRunner[];
+}

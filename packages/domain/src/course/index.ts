@@ -25,8 +25,17 @@ export {
   type SectionPace,
 } from './splits';
 export { etaAtDistance, cutoffRisk, type CutoffRisk } from './cutoffs';
-export { RunnerTimeline, type TimelineState } from './replay';
-export { flowSeries, thinPolyline, maxDeviation, type FlowPoint, type FlowSeriesOptions } from './flow';
+export { RunnerTimeline, type TimelineState, type ReplayAnswer } from './replay';
+export {
+  flowSeries,
+  thinPolyline,
+  maxDeviation,
+  type FlowPoint,
+  type FlowSeriesOptions,
+  type FlowRunner,
+  type FlowCheckpoint,
+  type FlowAnswer,
+} from './flow';
 export {
   seededRandom,
   gaussian,

@@ -13,7 +13,17 @@
  * A question is two binary searches (segment, then fixes received by T) and one refreshRunnerState.
  */
 import { emptyRunnerState, foldFixInPlace, refreshRunnerState, resolveOptions } from './matching';
-import type { Fix, MatchOptions, PreparedCourse, ProgressPoint, RaceClock, RunnerState } from './types';
+import type { RunnerPositions } from '../live-messages';
+import type {
+  Fix,
+  LeaderboardRow,
+  MatchOptions,
+  MatchWindow,
+  PreparedCourse,
+  ProgressPoint,
+  RaceClock,
+  RunnerState,
+} from './types';
 
 interface Segment<F extends Fix> {
   /** Arrival time from which this segment holds. */
@@ -24,15 +34,24 @@ interface Segment<F extends Fix> {
   base: number;
   /** Arrival time of fixes[base + i] (non-decreasing). */
   arrivedMs: number[];
-  /** The running fold; its progress array is shared by every intermediate state (prefixes). */
+  /** The running fold; its progress array holds every intermediate state's progress as a prefix. */
   state: RunnerState;
-  /** Per fix j, the state after folding fixes[0..j]: */
+  /**
+   * The fold's states after fixes[j] for j >= `own` are kept here (index j - own); before `own` the fold is the
+   * previous segment's (a late fix changes nothing before its place in time), so nothing is kept twice.
+   */
+  own: number;
   progressLen: number[];
   lastFixIdx: number[];
   offCourse: boolean[];
   lastOnCourseMs: (number | null)[];
   pendingJump: (ProgressPoint | null)[];
-  /** First j whose fold set finishMs (-1: not finished within this segment). */
+  /**
+   * The matcher's window after each fold, kept for the last KEEP_WINDOWS folds only (a late fix resumes the fold
+   * from there; one later than that refolds from the start). Older entries are dropped to save memory.
+   */
+  matchWindow: (MatchWindow | undefined)[];
+  /** First j whose fold set finishMs (-1: not finished by the segment's end). */
   finishAt: number;
 }
 
@@ -68,6 +87,9 @@ function countAtMost(sorted: readonly number[], x: number): number {
   return lo;
 }
 
+/** How many folds back a segment keeps the matcher's window (how late a fix can be and still resume the fold). */
+const KEEP_WINDOWS = 32;
+
 const validFix = (f: Fix) => Number.isFinite(f.t) && Number.isFinite(f.lat) && Number.isFinite(f.lon);
 
 /** One runner's states over the race, by arrival time. Feed arrivals in non-decreasing arrival time. */
@@ -100,8 +122,8 @@ export class RunnerTimeline<F extends Fix = Fix> {
     this.lastArrivalMs = at;
     const incoming = arrived.filter(validFix).sort((a, b) => a.t - b.t);
     if (incoming.length === 0) return;
-    let seg = this.segments[this.segments.length - 1];
-    const have = seg?.fixes ?? [];
+    const prev = this.segments[this.segments.length - 1];
+    const have = prev?.fixes ?? [];
     const fresh: F[] = [];
     for (const f of incoming) {
       const i = upperBoundT(have, f.t);
@@ -111,73 +133,107 @@ export class RunnerTimeline<F extends Fix = Fix> {
     }
     if (fresh.length === 0) return;
     const newestT = have.length ? have[have.length - 1].t : -Infinity;
-    if (seg && fresh[0].t > newestT) {
+    if (prev && fresh[0].t > newestT) {
       for (const f of fresh) {
-        seg.fixes.push(f);
-        seg.arrivedMs.push(at);
-        this.fold(seg, seg.fixes.length - 1);
+        prev.fixes.push(f);
+        prev.arrivedMs.push(at);
+        this.fold(prev, prev.fixes.length - 1);
       }
       return;
     }
-    // First arrival, or a late fix: every fix received so far, in time order, folded from the start.
+    // First arrival, or a late fix: the fixes received so far in time order, folded again from the late fix's
+    // place on (before it, the fold is the previous segment's).
     const all = mergeByTime(have, fresh);
-    seg = {
+    let own = prev ? upperBoundT(have, fresh[0].t) : 0;
+    // Resuming needs the matcher's window of that moment: a fix later than the windows kept refolds everything.
+    if (prev && own > 0 && this.rawState(prev, own).matchWindow === undefined && this.matched(prev, own))
+      own = 0;
+    const seg: Segment<F> = {
       fromMs: at,
       fixes: all,
       base: all.length,
       arrivedMs: [],
-      state: emptyRunnerState(),
+      state: prev && own > 0 ? this.rawState(prev, own, true) : emptyRunnerState(),
+      own,
       progressLen: [],
       lastFixIdx: [],
       offCourse: [],
       lastOnCourseMs: [],
       pendingJump: [],
-      finishAt: -1,
+      matchWindow: [],
+      finishAt: prev && prev.finishAt >= 0 && prev.finishAt < own ? prev.finishAt : -1,
     };
-    if (this.segments.length === 0) {
+    if (!prev) {
       // The first arrival: nothing before it, later in-order fixes extend the same segment.
       seg.base = 0;
       seg.arrivedMs = all.map(() => at);
     }
-    for (let j = 0; j < all.length; j++) this.fold(seg, j);
+    for (let j = own; j < all.length; j++) this.fold(seg, j);
     this.segments.push(seg);
+  }
+
+  /** Whether the fold had matched a fix by then (it then has a window to resume from). */
+  private matched(seg: Segment<F>, count: number): boolean {
+    return this.rawState(seg, count).lastOnCourseMs !== null;
   }
 
   private fold(seg: Segment<F>, j: number): void {
     const s = seg.state;
     const hadFinish = s.finishMs !== null;
     const before = s.lastFix;
+    const k = j - seg.own;
     foldFixInPlace(this.course, s, seg.fixes[j], this.clock, this.o);
     seg.progressLen.push(s.progress.length);
-    seg.lastFixIdx.push(s.lastFix === before ? (j > 0 ? seg.lastFixIdx[j - 1] : -1) : j);
+    const lastBefore = k > 0 ? seg.lastFixIdx[k - 1] : before ? seg.fixes.indexOf(before as F, 0) : -1;
+    seg.lastFixIdx.push(s.lastFix === before ? lastBefore : j);
     seg.offCourse.push(s.isOffCourse);
     seg.lastOnCourseMs.push(s.lastOnCourseMs);
     seg.pendingJump.push(s.pendingJump);
+    seg.matchWindow.push(s.matchWindow);
+    if (k >= KEEP_WINDOWS) seg.matchWindow[k - KEEP_WINDOWS] = undefined;
     if (!hadFinish && s.finishMs !== null) seg.finishAt = j;
   }
 
-  /** The fold after the first `count` fixes of the segment, not yet refreshed for a time. */
-  private rawState(seg: Segment<F>, count: number): RunnerState {
+  /**
+   * The fold after the first `count` fixes of the segment (count > seg.own, or any count of the segment that kept
+   * it), not yet refreshed for a time. `fresh`: a state to fold on (its own progress array).
+   */
+  private rawState(seg: Segment<F>, count: number, fresh = false): RunnerState {
     if (count === 0) return emptyRunnerState();
     const j = count - 1;
-    const len = seg.progressLen[j];
-    const progress = seg.state.progress.slice(0, len);
-    const finished = seg.finishAt >= 0 && j >= seg.finishAt;
-    const lf = seg.lastFixIdx[j];
+    let owner = seg;
+    const segs = this.segments;
+    // Folds before a segment's own part are kept by the segment before it.
+    for (let i = segs.indexOf(seg); j < owner.own && i > 0;) owner = segs[--i];
+    const k = j - owner.own;
+    const len = owner.progressLen[k];
+    const progress = owner.state.progress.slice(0, len);
+    const finished = owner.finishAt >= 0 && j >= owner.finishAt;
+    const lf = owner.lastFixIdx[k];
     return {
       ...emptyRunnerState(),
       distanceM: len > 0 ? progress[len - 1].distanceM : 0,
-      finishMs: finished ? seg.state.finishMs : null,
-      lastFix: lf >= 0 ? seg.fixes[lf] : null,
-      lastOnCourseMs: seg.lastOnCourseMs[j],
-      progress,
-      isOffCourse: seg.offCourse[j],
-      pendingJump: seg.pendingJump[j],
+      finishMs: finished ? owner.state.finishMs : null,
+      lastFix: lf >= 0 ? owner.fixes[lf] : null,
+      lastOnCourseMs: owner.lastOnCourseMs[k],
+      progress: fresh ? progress.map((p) => p) : progress,
+      isOffCourse: owner.offCourse[k],
+      pendingJump: owner.pendingJump[k],
+      ...(owner.matchWindow[k] ? { matchWindow: owner.matchWindow[k] } : {}),
     };
   }
 
-  /** The runner as they were at `atMs`, from the fixes received by then. */
+  /** The runner as they were at `atMs`, from the fixes received by then, refreshed for `atMs`. */
   at(atMs: number): TimelineState<F> {
+    const got = this.rawAt(atMs);
+    return { ...got, state: refreshRunnerState(this.course, got.state, this.clock, atMs, this.opts) };
+  }
+
+  /**
+   * As `at`, without refreshing the time-dependent fields (status, elapsed, paces, ETAs): for callers that refresh
+   * anyway (buildLeaderboard does).
+   */
+  rawAt(atMs: number): TimelineState<F> {
     const segs = this.segments;
     let lo = 0;
     let hi = segs.length;
@@ -188,12 +244,9 @@ export class RunnerTimeline<F extends Fix = Fix> {
     }
     const seg = lo > 0 ? segs[lo - 1] : null;
     const count = seg ? seg.base + countAtMost(seg.arrivedMs, atMs) : 0;
-    const raw = seg ? this.rawState(seg, count) : emptyRunnerState();
-    return {
-      state: refreshRunnerState(this.course, raw, this.clock, atMs, this.opts),
-      fixes: seg ? seg.fixes : [],
-      count,
-    };
+    const state = seg ? this.rawState(seg, count) : emptyRunnerState();
+    if (this.opts?.staleAfterMs !== undefined) state.staleAfterMs = this.opts.staleAfterMs;
+    return { state, fixes: seg ? seg.fixes : [], count };
   }
 }
 
@@ -206,4 +259,17 @@ function mergeByTime<F extends Fix>(a: readonly F[], b: readonly F[]): F[] {
     else out.push(b[j++]);
   }
   return out;
+}
+
+/**
+ * `GET /api/open/races/{raceId}/replay?at=`: the race as spectators saw it at `At` — the leaderboard rows and
+ * positions (the live routes' shapes) from the fixes received by then. From/To: the times a replay can show (the
+ * start, and now or the end).
+ */
+export interface ReplayAnswer {
+  At: string;
+  From: string | null;
+  To: string;
+  Leaderboard: LeaderboardRow[];
+  Positions: RunnerPositions[];
 }

@@ -1,0 +1,239 @@
+import {
+  buildLeaderboard,
+  computeRunnerState,
+  flowSeries,
+  prepareCourse,
+  RunnerTimeline,
+  type FlowAnswer,
+  type FlowCheckpoint,
+  type LeaderboardRow,
+  type LeaderboardRunner,
+  type PreparedCourse,
+  type ReplayAnswer,
+  type RunnerPositions,
+  type TrailPoint,
+} from '@racebeacon/domain';
+import type { RaceLive } from './race-live';
+import type { LiveRunnerRow } from './repository';
+import type { CheckpointRow, ReceivedFixRow } from './replay-repository';
+import {
+  batteryLabel,
+  hasBattery,
+  newRunnerLive,
+  rowWithoutCourse,
+  withRunnerStaleness,
+  type LiveFix,
+  type RunnerLive,
+} from './runner-live';
+
+/**
+ * One race's replay: per runner a RunnerTimeline (the domain's matcher folded once over the fixes in arrival order),
+ * so the race at any past moment is a binary search per runner plus the live leaderboard of those states. Fed with
+ * the stored fixes in arrival order (`apply`), extended as new fixes arrive. Built for one RaceLive generation (its
+ * race, course and clock); the service builds a new one when the live state is rebuilt.
+ */
+
+/** Ids at most this far below the highest seen are read again: a transaction may commit after a later one. */
+export const REREAD_ID_WINDOW = 10_000;
+
+/** Thinning tolerance of the flow chart's lines: a fraction of the chart (≈ 1 px on a 500 px chart). */
+const FLOW_TOLERANCE = 0.002;
+
+export class RaceReplay {
+  readonly generation: string;
+  /** The live state's version when the fixes were last read (the service reads again when it moves). */
+  liveVersion = -1;
+  lastUsed = 0;
+  maxId = 0;
+  private readonly seen = new Set<number>();
+  private readonly timelines = new Map<number, RunnerTimeline<LiveFix>>();
+  private readonly runners: RunnerLive[];
+  /** The newest arrival of a fix taken before the clock stopped (a late fix can extend a finished race's replay). */
+  private lastArrivalInRaceMs = -Infinity;
+
+  constructor(
+    private readonly live: RaceLive,
+    runners: LiveRunnerRow[],
+    offCourseM: number,
+  ) {
+    this.generation = live.generation;
+    this.runners = runners.map((info) => newRunnerLive(info, offCourseM, live.settings.LostSignalFactor));
+  }
+
+  /** Adds stored fixes, in arrival order; fixes already applied (by id) are skipped. */
+  apply(rows: ReceivedFixRow[]): void {
+    const course = this.live.course;
+    const stopMs = this.live.clock.stopMs;
+    const byId = new Map(this.runners.map((r) => [r.info.id, r]));
+    let k = 0;
+    while (k < rows.length) {
+      // One arrival: the same runner's fixes received at the same instant (one request or batch).
+      let e = k + 1;
+      while (
+        e < rows.length &&
+        rows[e].runnerId === rows[k].runnerId &&
+        rows[e].receivedMs === rows[k].receivedMs
+      )
+        e++;
+      const group: LiveFix[] = [];
+      for (let i = k; i < e; i++) {
+        const row = rows[i];
+        if (this.seen.has(row.id)) continue;
+        this.seen.add(row.id);
+        if (row.id > this.maxId) this.maxId = row.id;
+        if (stopMs === null || row.t <= stopMs)
+          this.lastArrivalInRaceMs = Math.max(this.lastArrivalInRaceMs, row.receivedMs);
+        group.push({
+          t: row.t,
+          lat: row.lat,
+          lon: row.lon,
+          batteryPercent: row.batteryPercent,
+          batteryState: row.batteryState,
+        });
+      }
+      const r = byId.get(rows[k].runnerId);
+      if (r && group.length > 0 && course) {
+        let tl = this.timelines.get(r.info.id);
+        if (!tl)
+          this.timelines.set(r.info.id, (tl = new RunnerTimeline<LiveFix>(course, this.live.clock, r.opts)));
+        tl.add(group, rows[k].receivedMs);
+      } else if (r && group.length > 0) {
+        // Without a course nobody is matched: the timeline still keeps the fixes by arrival (a dummy clock).
+        let tl = this.timelines.get(r.info.id);
+        if (!tl) this.timelines.set(r.info.id, (tl = courseless()));
+        tl.add(group, rows[k].receivedMs);
+      }
+      k = e;
+    }
+    for (const id of this.seen) if (id <= this.maxId - REREAD_ID_WINDOW) this.seen.delete(id);
+  }
+
+  /** The times a replay can show: the start (null before one is known) and now or the end of the race. */
+  range(nowMs: number): { fromMs: number | null; toMs: number } {
+    const { clock, race } = this.live;
+    const fromMs = clock.startMs ?? race.startTime?.getTime() ?? null;
+    const toMs =
+      clock.stopMs !== null ? Math.min(nowMs, Math.max(clock.stopMs, this.lastArrivalInRaceMs)) : nowMs;
+    return { fromMs, toMs: fromMs !== null ? Math.max(fromMs, toMs) : toMs };
+  }
+
+  /** The race at `atMs` (clamped to the range) with trails of at most `trail` fixes. */
+  at(requestedMs: number, nowMs: number, trail: number): ReplayAnswer {
+    const { fromMs, toMs } = this.range(nowMs);
+    const atMs = Math.min(toMs, fromMs !== null ? Math.max(fromMs, requestedMs) : requestedMs);
+    const course = this.live.course;
+    const clock = this.live.clock;
+    const states = new Map<number, RunnerLive>();
+    const input: LeaderboardRunner[] = [];
+    const Positions: RunnerPositions[] = [];
+    const noCourseRows: LeaderboardRow[] = [];
+    for (const r of this.runners) {
+      // Raw states: buildLeaderboard refreshes them for atMs.
+      const got = this.timelines.get(r.info.id)?.rawAt(atMs);
+      const fixes = got ? got.fixes : [];
+      const count = got?.count ?? 0;
+      // The battery the leaderboard showed then: the newest fix received by then that reported one.
+      let battery: string | null = null;
+      for (let i = count - 1; i >= 0; i--) {
+        if (hasBattery(fixes[i])) {
+          battery = batteryLabel(fixes[i]);
+          break;
+        }
+      }
+      const Trail: TrailPoint[] = [];
+      for (let i = Math.max(0, count - trail); i < count; i++)
+        Trail.push([fixes[i].t, fixes[i].lat, fixes[i].lon]);
+      const last = count > 0 ? fixes[count - 1] : null;
+      Positions.push({ RunnerId: r.info.id, Latest: last ? [last.t, last.lat, last.lon] : null, Trail });
+      if (!course) {
+        noCourseRows.push(rowWithoutCourse({ ...r, fixes: last ? [last] : [], batteryState: battery }));
+        continue;
+      }
+      const state = got ? got.state : computeRunnerState(course, [], clock, atMs, r.opts);
+      states.set(r.info.id, { ...r, state, batteryState: battery });
+      input.push({
+        RunnerId: r.info.id,
+        BibNumber: r.info.bibNumber,
+        FirstName: r.info.firstName,
+        LastName: r.info.lastName,
+        Gender: r.info.gender === 'F' ? 'F' : 'M',
+        Age: r.info.age,
+        BatteryState: battery,
+        state,
+      });
+    }
+    const Leaderboard = course
+      ? withRunnerStaleness(buildLeaderboard(input, course, clock, atMs), states, clock, atMs)
+      : noCourseRows;
+    return {
+      At: new Date(atMs).toISOString(),
+      From: fromMs === null ? null : new Date(fromMs).toISOString(),
+      To: new Date(toMs).toISOString(),
+      Leaderboard,
+      Positions,
+    };
+  }
+
+  /** Every runner's distance against time for the race-flow chart, with the checkpoints (or course waypoints). */
+  flow(nowMs: number, checkpoints: CheckpointRow[]): FlowAnswer {
+    const { fromMs, toMs } = this.range(nowMs);
+    const course = this.live.course;
+    const lengthKm = course ? Math.round(course.lengthM) / 1000 : null;
+    const Checkpoints: FlowCheckpoint[] =
+      checkpoints.length > 0
+        ? checkpoints
+            .filter((c) => c.kind !== 'start')
+            .map((c) => ({
+              Name: c.name,
+              DistanceKm: Math.round(c.distanceM) / 1000,
+              Cutoff: c.cutoffTime?.toISOString() ?? null,
+            }))
+        : (course?.waypoints ?? []).map((w) => ({
+            Name: w.name,
+            DistanceKm: Math.round(w.distanceM) / 1000,
+            Cutoff: null,
+          }));
+    const spanMs = fromMs !== null ? Math.max(60_000, toMs - fromMs) : 3600_000;
+    const Runners = this.runners.map((r) => {
+      const got = course ? this.timelines.get(r.info.id)?.at(toMs) : undefined;
+      const gapMs = r.opts.staleAfterMs ?? 3 * r.expectedMs;
+      return {
+        RunnerId: r.info.id,
+        BibNumber: r.info.bibNumber,
+        FirstName: r.info.firstName,
+        LastName: r.info.lastName,
+        Lines: got
+          ? flowSeries(got.state.progress, {
+              gapMs,
+              spanMs,
+              lengthKm: lengthKm ?? 1,
+              tolerance: FLOW_TOLERANCE,
+            })
+          : [],
+      };
+    });
+    return {
+      From: fromMs === null ? null : new Date(fromMs).toISOString(),
+      To: new Date(toMs).toISOString(),
+      LengthKm: lengthKm,
+      Checkpoints,
+      Runners,
+    };
+  }
+}
+
+let placeholder: PreparedCourse | null = null;
+
+/**
+ * A timeline that only keeps fixes by arrival (the race has no course: nobody is matched or placed). Without a clock
+ * start the matcher never looks at the course, so any course will do.
+ */
+function courseless(): RunnerTimeline<LiveFix> {
+  placeholder ??= prepareCourse({
+    points: [
+      [0, 0, null],
+      [0.01, 0, null],
+    ],
+  });
+  return new RunnerTimeline<LiveFix>(placeholder, { startMs: null, stopMs: null });
+}

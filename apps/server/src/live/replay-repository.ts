@@ -1,0 +1,68 @@
+import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { checkpoints, positions } from '../db/schema';
+
+/** What replay and the flow chart read beyond the live state: fixes with their arrival time, and checkpoints. */
+
+export interface ReceivedFixRow {
+  id: number;
+  runnerId: number;
+  t: number;
+  receivedMs: number;
+  lat: number;
+  lon: number;
+  batteryPercent: number | null;
+  batteryState: string | null;
+}
+
+/**
+ * The race's attributed fixes with an id above `afterId`, in arrival order (then runner and fix time). The id range
+ * uses the primary key, so reading what arrived since the last read stays cheap on a race of millions of fixes.
+ */
+export async function listReceivedFixes(db: DbOrTx, raceId: number, afterId = 0): Promise<ReceivedFixRow[]> {
+  const rows = await db
+    .select({
+      id: positions.id,
+      runnerId: positions.runnerId,
+      fixTime: positions.fixTime,
+      receivedAt: positions.receivedAt,
+      lat: positions.lat,
+      lon: positions.lon,
+      batteryPercent: positions.batteryPercent,
+      batteryState: positions.batteryState,
+    })
+    .from(positions)
+    .where(and(eq(positions.raceId, raceId), isNotNull(positions.runnerId), gt(positions.id, afterId)))
+    .orderBy(asc(positions.receivedAt), asc(positions.runnerId), asc(positions.fixTime));
+  return rows.map((r) => ({
+    id: r.id,
+    runnerId: r.runnerId!,
+    t: r.fixTime.getTime(),
+    receivedMs: r.receivedAt.getTime(),
+    lat: r.lat,
+    lon: r.lon,
+    batteryPercent: r.batteryPercent,
+    batteryState: r.batteryState,
+  }));
+}
+
+export interface CheckpointRow {
+  name: string;
+  kind: string;
+  distanceM: number;
+  cutoffTime: Date | null;
+}
+
+/** The race's checkpoints in course order (none until the director's checkpoints exist). */
+export async function listCheckpoints(db: DbOrTx, raceId: number): Promise<CheckpointRow[]> {
+  return db
+    .select({
+      name: checkpoints.name,
+      kind: checkpoints.kind,
+      distanceM: checkpoints.distanceM,
+      cutoffTime: checkpoints.cutoffTime,
+    })
+    .from(checkpoints)
+    .where(eq(checkpoints.raceId, raceId))
+    .orderBy(asc(checkpoints.seq));
+}
