@@ -19,6 +19,10 @@ import { RunnersSection } from '../../features/runners/runners-section';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
 const LiveRacePanel = lazy(() => import('../../features/live').then((m) => ({ default: m.LiveRacePanel })));
+// The director's check-in links: a small chunk only owners and admins load.
+const CheckinLinksSection = lazy(() =>
+  import('../../features/checkin/director').then((m) => ({ default: m.CheckinLinksSection })),
+);
 
 /** Where the live stream has seen the race get to: the stage pill follows Start and End Race as they happen. */
 const progressOf = (phase: RacePhase): LiveProgress => ({
@@ -114,6 +118,12 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
       ) : null}
 
       <CourseSection raceId={race.RaceId} course={course} canManage={owner} onChanged={reload} />
+
+      {(owner || auth.isAdmin) && course ? (
+        <Suspense fallback={null}>
+          <CheckinLinksSection raceId={race.RaceId} />
+        </Suspense>
+      ) : null}
 
       {race.Approved && (
         <Suspense
