@@ -7,6 +7,7 @@ import { EmptyState, PageSpinner } from '../../components/page-state';
 import { EmbedSnippet } from '../../components/embed-snippet';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
+import { CheckpointsSection } from '../../features/checkpoints/checkpoints-section';
 import { courseApi } from '../../features/course/api';
 import { CourseSection } from '../../features/course/course-section';
 import { directorDevicesApi } from '../../features/devices/api';
@@ -19,10 +20,6 @@ import { RunnersSection } from '../../features/runners/runners-section';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
 const LiveRacePanel = lazy(() => import('../../features/live').then((m) => ({ default: m.LiveRacePanel })));
-// The director's check-in links: a small chunk only owners and admins load.
-const CheckinLinksSection = lazy(() =>
-  import('../../features/checkin/director').then((m) => ({ default: m.CheckinLinksSection })),
-);
 
 /** Where the live stream has seen the race get to: the stage pill follows Start and End Race as they happen. */
 const progressOf = (phase: RacePhase): LiveProgress => ({
@@ -118,12 +115,12 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
       ) : null}
 
       <CourseSection raceId={race.RaceId} course={course} canManage={owner} onChanged={reload} />
-
-      {(owner || auth.isAdmin) && course ? (
-        <Suspense fallback={null}>
-          <CheckinLinksSection raceId={race.RaceId} />
-        </Suspense>
-      ) : null}
+      <CheckpointsSection
+        raceId={race.RaceId}
+        canManage={owner || auth.isAdmin}
+        publicRace={race.Approved}
+        courseKey={course?.CourseId ?? null}
+      />
 
       {race.Approved && (
         <Suspense

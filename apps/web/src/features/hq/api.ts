@@ -1,4 +1,4 @@
-import type { Runner } from '@racebeacon/domain/entities';
+import type { Runner, RunnerStatusLogEntry } from '@racebeacon/domain/entities';
 import type { CourseTrack, LeaderboardRow, RunnerPositions } from '@racebeacon/domain/live';
 import { api, apiStream, type StreamOptions } from '../../lib/api-client';
 import type { Alert, AlertLogEntry, AlertSettings, AlertState } from './alert-types';
@@ -18,6 +18,9 @@ export const hqApi = {
     }),
   log: (raceId: number, signal?: AbortSignal) =>
     api.get<AlertLogEntry[]>(`/director/races/${raceId}/alerts/log`, { background: true, signal }),
+  /** Every DNS/DNF/DSQ set or cleared, who and why (shown in the HQ log). */
+  statusLog: (raceId: number, signal?: AbortSignal) =>
+    api.get<RunnerStatusLogEntry[]>(`/director/runners/${raceId}/status-log`, { background: true, signal }),
   acknowledge: (alertId: number, note: string) =>
     api.post<Alert>(`/director/alerts/${alertId}/acknowledge`, { Note: note.trim() }),
   resolve: (alertId: number, note: string) =>

@@ -4,6 +4,7 @@ import type { CourseTrack, LeaderboardRow, RunnerPositions } from '@racebeacon/d
 import { useAppConfig } from '../../lib/app-config';
 import { formatDateTime } from '../../lib/format';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import type { RunnerStatusLogEntry } from '@racebeacon/domain/entities';
 import type { Alert, AlertLogEntry } from './alert-types';
 import { AlertCard, type AlertActions, type RunnerContact } from './alert-card';
 import { AlertSettingsForm } from './alert-settings-form';
@@ -45,11 +46,13 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
   const raceId = race.RaceId;
   const config = useAppConfig();
   const [log, setLog] = useState<AlertLogEntry[]>([]);
+  const [statusLog, setStatusLog] = useState<RunnerStatusLogEntry[]>([]);
   const logTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const reloadLog = useCallback(() => {
     clearTimeout(logTimer.current);
     logTimer.current = setTimeout(() => {
       hqApi.log(raceId).then(setLog, () => undefined);
+      hqApi.statusLog(raceId).then(setStatusLog, () => undefined);
     }, 200);
   }, [raceId]);
   useEffect(() => () => clearTimeout(logTimer.current), []);
@@ -318,7 +321,7 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
         </section>
       </div>
 
-      <HqLog entries={log} alerts={alerts} />
+      <HqLog entries={log} alerts={alerts} statusEntries={statusLog} />
 
       {canEditSettings ? (
         <details className="card hq-settings-card">

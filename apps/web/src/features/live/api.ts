@@ -1,3 +1,4 @@
+import type { Checkpoint, RunnerSplits } from '@racebeacon/domain/entities';
 import type { CourseTrack } from '@racebeacon/domain/live';
 import { api } from '../../lib/api-client';
 
@@ -5,4 +6,8 @@ export const liveApi = {
   /** A background call: live data loads without the blocking spinner overlay. */
   courseTrack: (raceId: number, signal?: AbortSignal) =>
     api.get<CourseTrack>(`/open/races/${raceId}/course-track`, { background: true, signal }),
+  /** Every runner's splits (GPS passing times, or check-ins). */
+  splits: (raceId: number) => api.get<RunnerSplits[]>(`/open/races/${raceId}/splits`, { background: true }),
+  checkpoints: (raceId: number) =>
+    api.get<Checkpoint[]>(`/open/races/${raceId}/checkpoints`, { background: true }),
 };

@@ -101,7 +101,14 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
       ) : track ? (
         <p className="live-muted">No course has been uploaded for this race yet.</p>
       ) : null}
-      <LeaderboardTable rows={rows} clock={clock} phase={phase} followId={followId} onSelect={toggleFollow} />
+      <LeaderboardTable
+        rows={rows}
+        clock={clock}
+        phase={phase}
+        followId={followId}
+        onSelect={toggleFollow}
+        raceId={race.RaceId}
+      />
     </section>
   );
 }

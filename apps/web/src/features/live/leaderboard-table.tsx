@@ -16,6 +16,7 @@ import {
   STATUS_LABEL,
 } from './live-format';
 import { liveElapsedSeconds, shownStatus, type RaceClockView, type RacePhase } from './live-clock';
+import { RunnerCheckpoints } from './runner-splits';
 import { useNow } from './use-live-race';
 
 const TICK_MS = 30_000;
@@ -31,8 +32,10 @@ export function LeaderboardTable(props: {
   phase: RacePhase;
   followId: number | null;
   onSelect(runnerId: number): void;
+  /** With it, each row shows its last checkpoint passed, a cutoff risk and its splits one click away. */
+  raceId?: number;
 }) {
-  const { rows, clock, phase, followId, onSelect } = props;
+  const { rows, clock, phase, followId, onSelect, raceId } = props;
   const over = phase === 'finished';
   const now = useNow(TICK_MS);
   const [search, setSearch] = useState('');
@@ -132,7 +135,9 @@ export function LeaderboardTable(props: {
               const status = shownStatus(r.Status, phase);
               const nextAid = r.Status === 'finished' || over ? null : formatNextWaypoint(r);
               const gapKm =
-                leaderKm !== null && r.DistanceKm !== null && r.Rank !== 1 ? leaderKm - r.DistanceKm : null;
+                leaderKm !== null && r.DistanceKm !== null && r.Rank !== null && r.Rank !== 1
+                  ? leaderKm - r.DistanceKm
+                  : null;
               const percent = r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`;
               const pace = formatPace(r.PaceSecondsPerKm);
               const elapsed = formatDuration(liveElapsedSeconds(r, clock, now));
@@ -202,6 +207,7 @@ export function LeaderboardTable(props: {
                     </span>
                     {more.length ? <span className="live-row__more">{more.join(' · ')}</span> : null}
                     {nextAid ? <span className="live-row__more">{nextAid}</span> : null}
+                    {raceId ? <RunnerCheckpoints raceId={raceId} row={r} /> : null}
                     {estimate ? (
                       <span
                         className="live-row__estimate"

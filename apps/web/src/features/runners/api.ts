@@ -1,5 +1,5 @@
-import type { PublicRunner, Runner } from '@racebeacon/domain/entities';
-import type { RunnerBody } from '@racebeacon/domain/schemas';
+import type { PublicRunner, Runner, RunnerStatusInfo } from '@racebeacon/domain/entities';
+import type { RunnerBody, RunnerStatusBody } from '@racebeacon/domain/schemas';
 import { api, apiDownload, API_BASE } from '../../lib/api-client';
 
 /** What an import did (or would do, on a dry run): POST /api/director/runners/{raceId}/import. */
@@ -33,6 +33,9 @@ export const runnersApi = {
     return api.post<RunnerImportResult>(`/director/runners/${raceId}/import${query}`, form);
   },
   exportCsv: (raceId: number) => apiDownload(`/director/runners/${raceId}/export.csv`),
+  /** DNS / DNF / DSQ with a reason, or Status null to clear it (the race's director or an admin). */
+  setStatus: (runnerId: number, body: RunnerStatusBody) =>
+    api.put<RunnerStatusInfo>(`/director/runners/${runnerId}/status`, body),
   /** The public results file: a plain link (no token needed). */
   resultsCsvUrl: (raceId: number) => `${API_BASE}/open/races/${raceId}/results.csv`,
 };

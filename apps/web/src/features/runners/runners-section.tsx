@@ -5,8 +5,9 @@ import { SelectDialog } from '../../components/select-dialog';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { runnersApi } from './api';
 import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
-import { RunnerImport } from './runner-import';
+import { RunnerStatusControl } from './runner-status';
 import { RunnerTrackerButton } from './runner-tracker';
+import { RunnerImport } from './runner-import';
 
 const toBody = (v: RunnerFieldValues) => ({
   FirstName: v.FirstName.trim(),
@@ -227,6 +228,7 @@ export function RunnersSection({
                       )}
                       {canManage && (
                         <td className="row-actions">
+                          <RunnerStatusControl runner={r} onChanged={onChanged} />
                           <button
                             type="button"
                             className="btn btn-small"

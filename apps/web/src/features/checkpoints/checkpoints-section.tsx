@@ -1,0 +1,169 @@
+import { useEffect, useId, useState } from 'react';
+import type { Checkpoint } from '@racebeacon/domain/entities';
+import { failureMessage, FormError } from '../../components/form-error';
+import { checkpointsApi } from './api';
+import './checkpoints.css';
+
+/** "2026-06-01T08:30" in the browser's time zone, for a datetime-local input. */
+function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+const cutoffText = (iso: string | null) =>
+  iso
+    ? new Date(iso).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })
+    : '–';
+
+/**
+ * The race's checkpoints (start, the course's named waypoints, finish) with their distance and cutoff. The race's
+ * director (or an admin) sets or clears a cutoff; the leaderboard flags runners expected after it.
+ */
+export function CheckpointsSection({
+  raceId,
+  canManage,
+  publicRace,
+  courseKey,
+}: {
+  raceId: number;
+  canManage: boolean;
+  /** Approved: anyone may read the list. */
+  publicRace: boolean;
+  /** Changes when the course is uploaded or removed: the checkpoints are read again. */
+  courseKey: number | null;
+}) {
+  const id = useId();
+  const [list, setList] = useState<Checkpoint[] | null>(null);
+  const [editing, setEditing] = useState<number | null>(null);
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    const read = canManage
+      ? checkpointsApi.listForDirector(raceId)
+      : publicRace
+        ? checkpointsApi.listPublic(raceId)
+        : null;
+    read?.then((l) => live && setList(l)).catch(() => live && setList([]));
+    return () => {
+      live = false;
+    };
+  }, [raceId, canManage, publicRace, courseKey]);
+
+  if (!list || list.length === 0) return null;
+
+  async function save(cp: Checkpoint, cutoff: string | null) {
+    setError(null);
+    try {
+      const updated = await checkpointsApi.setCutoff(raceId, cp.CheckpointId, cutoff);
+      setList((l) => l?.map((c) => (c.CheckpointId === updated.CheckpointId ? updated : c)) ?? null);
+      setEditing(null);
+    } catch (err) {
+      setError(failureMessage(err));
+    }
+  }
+
+  return (
+    <section
+      className="card checkpoints-card"
+      aria-labelledby={`${id}-title`}
+      data-testid="checkpoints-section"
+    >
+      <div className="section-head">
+        <h2 id={`${id}-title`}>
+          Checkpoints <span className="count">{list.length}</span>
+        </h2>
+      </div>
+      <FormError message={error} />
+      <table
+        className={`table checkpoints-table${canManage ? ' responsive-table' : ''}`}
+        aria-labelledby={`${id}-title`}
+      >
+        <thead>
+          <tr>
+            <th scope="col">Checkpoint</th>
+            <th scope="col">km</th>
+            <th scope="col">Cutoff</th>
+            {canManage && (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((cp) => (
+            <tr key={cp.CheckpointId} data-testid="checkpoint-row">
+              <th scope="row" data-label="Checkpoint">
+                {cp.Name}
+              </th>
+              <td className="num" data-label="km">
+                {cp.DistanceKm.toFixed(1)}
+              </td>
+              <td data-label="Cutoff">
+                {editing === cp.CheckpointId ? (
+                  <form
+                    className="cutoff-form"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      if (value) void save(cp, new Date(value).toISOString());
+                    }}
+                  >
+                    <input
+                      type="datetime-local"
+                      aria-label={`Cutoff at ${cp.Name}`}
+                      value={value}
+                      onChange={(e) => setValue(e.target.value)}
+                      required
+                      autoFocus
+                    />
+                    <button type="submit" className="btn btn-small btn-primary">
+                      Save
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-ghost"
+                      onClick={() => setEditing(null)}
+                    >
+                      Cancel
+                    </button>
+                  </form>
+                ) : (
+                  <time dateTime={cp.CutoffTime ?? undefined}>{cutoffText(cp.CutoffTime)}</time>
+                )}
+              </td>
+              {canManage && (
+                <td className="row-actions">
+                  {editing !== cp.CheckpointId && (
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      onClick={() => {
+                        setValue(toLocalInput(cp.CutoffTime));
+                        setEditing(cp.CheckpointId);
+                      }}
+                    >
+                      {cp.CutoffTime ? 'Change' : 'Set cutoff'}
+                    </button>
+                  )}
+                  {cp.CutoffTime && editing !== cp.CheckpointId ? (
+                    <button
+                      type="button"
+                      className="btn btn-small btn-ghost"
+                      onClick={() => void save(cp, null)}
+                    >
+                      Clear
+                    </button>
+                  ) : null}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
