@@ -1,31 +1,49 @@
+import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import type { LeaderboardRow } from '@racebeacon/domain';
-import { hashToken } from '../apps/server/src/checkins/service';
-import { checkinEntries, checkinLinks, checkpoints } from '../apps/server/src/db/schema-race-ops';
+import type { Browser, Page } from 'playwright-core';
+import type { CheckinLink, LeaderboardRow } from '@racebeacon/domain';
+import { races } from '../apps/server/src/db/schema';
+import { users } from '../apps/server/src/db/schema-identity';
+import { checkinEntries, checkpoints } from '../apps/server/src/db/schema-race-ops';
 import { pointAlong, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
-import { launchBrowser, newPage, screenshot, type WatchedPage } from './support/browser';
+import { signIn } from './support/auth';
+import { ARTIFACTS, launchBrowser, newPage, screenshot, type WatchedPage } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 import { answerDialogs, appErrors, seriousA11yViolations } from './support/web';
 
 /**
- * The aid-station volunteer's page on a phone (375 px) in the browser's offline mode: three entries made offline
- * show "waiting to send" and survive a reload without network (service worker + IndexedDB); back online, each is
- * sent and stored exactly once, and the runners (no GPS fix at all) move to the checkpoint on the public leaderboard.
+ * The director creates a check-in link on the race page; the aid-station volunteer opens it on a phone (375 px) and
+ * works in the browser's offline mode: three entries made offline show "waiting to send" and survive a reload
+ * without network (service worker + IndexedDB); back online, each is sent and stored exactly once, and the runners
+ * (no GPS fix at all) move to the checkpoint on the public leaderboard. Revoking the link closes the page.
  */
 
 const MIN = 60_000;
-const TOKEN = 'e2eCheckinToken_0123456789abcdef'; // 32 characters of base64url, like a real one
 let server: RunningServer;
 let browser: Browser;
 let race: SeededRace;
 let w: WatchedPage;
+let director: WatchedPage;
+let linkUrl: string;
+
+/** The signed-in page's access token (oidc-client-ts keeps the user in session storage). */
+const accessToken = (page: Page) =>
+  page.evaluate(() => {
+    const key = Object.keys(sessionStorage).find((k) => k.startsWith('oidc.user:'));
+    return key ? (JSON.parse(sessionStorage.getItem(key)!) as { access_token: string }).access_token : null;
+  });
 
 beforeAll(async () => {
   server = await startServer();
   race = await seedLiveRace(server.app.db, { runners: 4, clockStartMs: Date.now() - 60 * MIN });
-  const [aid] = await server.app.db
+  // The race belongs to the demo account "Dana Director" (director1).
+  const [account] = await server.app.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, 'director1@racebeacon.example'));
+  await server.app.db.update(races).set({ directorId: account.id }).where(eq(races.id, race.raceId));
+  await server.app.db
     .insert(checkpoints)
     .values({
       raceId: race.raceId,
@@ -36,11 +54,8 @@ beforeAll(async () => {
       ...pointAlong(5000),
     })
     .returning({ id: checkpoints.id });
-  // The link as the director's POST creates it: only the token's hash is stored.
-  await server.app.db
-    .insert(checkinLinks)
-    .values({ raceId: race.raceId, checkpointId: aid.id, tokenHash: hashToken(TOKEN), label: 'e2e' });
   browser = await launchBrowser();
+  director = await newPage(browser);
   w = await newPage(browser, { width: 375, height: 812 });
 });
 afterAll(async () => {
@@ -59,6 +74,28 @@ async function noHorizontalOverflow() {
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
+it('the director creates a check-in link on the race page; its address is shown once', async () => {
+  const { page } = director;
+  await signIn(page, server.url, 'director1');
+  await page.goto(`${server.url}/race/${race.raceId}`);
+  const section = page.locator('section', {
+    has: page.getByRole('heading', { name: 'Aid-station check-in links' }),
+  });
+  await section.waitFor();
+  await section.getByLabel('Checkpoint').selectOption({ label: 'Aid 1 (km 5.0)' });
+  await section.getByLabel('Label (optional)').fill('Table 1');
+  await section.getByRole('button', { name: 'Create link' }).click();
+  linkUrl = await section.getByRole('textbox', { name: 'New check-in link address' }).inputValue();
+  expect(linkUrl).toMatch(new RegExp(`^${server.url}/checkin/[A-Za-z0-9_-]{32}$`));
+  await expect(section.getByText('Aid 1 · Table 1').isVisible()).resolves.toBe(true);
+  await section.screenshot({ path: path.join(ARTIFACTS, 'checkin-director-links-1280.png') });
+  await page.setViewportSize({ width: 375, height: 812 });
+  const box = await section.boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+  await section.screenshot({ path: path.join(ARTIFACTS, 'checkin-director-links-375.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
 it('queues three entries offline, keeps them over a reload, and sends each exactly once when back online', async () => {
   const { page, context } = w;
   const dialogs = answerDialogs(page);
@@ -68,7 +105,7 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
       accepted.push(res.request().postDataJSON().EntryId as string);
   });
 
-  await page.goto(`${server.url}/checkin/${TOKEN}`);
+  await page.goto(linkUrl);
   await page.getByRole('heading', { name: 'Aid 1' }).waitFor();
   await expect(page.getByText('Live Test Race · km 5.0').isVisible()).resolves.toBe(true);
   // The service worker has kept the app shell (what a reload without network needs).
@@ -147,4 +184,29 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
   await page.setViewportSize({ width: 1280, height: 900 });
   await screenshot(page, 'checkin-sent-1280');
   expect(appErrors(w.errors).filter((e) => !e.includes('API Fetch Error'))).toEqual([]);
+
+  // The director's API counts what the link brought.
+  const token = await accessToken(director.page);
+  const links = (await (
+    await fetch(`${server.url}/api/director/races/${race.raceId}/checkin-links`, {
+      headers: { Authorization: `Bearer ${token}` },
+    })
+  ).json()) as CheckinLink[];
+  expect(links.map((l) => [l.CheckpointName, l.Label, l.Entries, l.RevokedAt])).toEqual([
+    ['Aid 1', 'Table 1', 3, null],
+  ]);
 }, 60_000);
+
+it('a revoked link no longer opens the volunteer page', async () => {
+  const { page } = director;
+  page.once('dialog', (d) => void d.accept());
+  const section = page.locator('section', {
+    has: page.getByRole('heading', { name: 'Aid-station check-in links' }),
+  });
+  await section.getByRole('button', { name: 'Revoke' }).click();
+  await section.getByText(/revoked/).waitFor();
+  await w.page.setViewportSize({ width: 375, height: 812 });
+  await w.page.reload();
+  await w.page.getByRole('heading', { name: 'Check-in link not valid' }).waitFor();
+  await screenshot(w.page, 'checkin-revoked-375');
+});

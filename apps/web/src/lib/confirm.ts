@@ -12,6 +12,7 @@ export const CONFIRM = {
   endRace: 'Are you sure you want to end this race?',
   approveRace: 'Are you sure you want to approve this race?',
   checkinDnf: (bib: string) => `Record bib ${bib} as DNF (did not finish) at this checkpoint?`,
+  revokeCheckinLink: 'Revoke this check-in link? Volunteers using it can no longer send entries.',
 } as const;
 
 export const ALERT = {

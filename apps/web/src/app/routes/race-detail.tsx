@@ -20,6 +20,10 @@ import { RunnersSection } from '../../features/runners/runners-section';
 
 // The live map and leaderboard are a separate chunk: the first screen never pays for the map code.
 const LiveRacePanel = lazy(() => import('../../features/live').then((m) => ({ default: m.LiveRacePanel })));
+// The director's check-in links: a small chunk only owners and admins load.
+const CheckinLinksSection = lazy(() =>
+  import('../../features/checkin/director').then((m) => ({ default: m.CheckinLinksSection })),
+);
 
 /** Where the live stream has seen the race get to: the stage pill follows Start and End Race as they happen. */
 const progressOf = (phase: RacePhase): LiveProgress => ({
@@ -121,6 +125,12 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
         publicRace={race.Approved}
         courseKey={course?.CourseId ?? null}
       />
+
+      {(owner || auth.isAdmin) && course ? (
+        <Suspense fallback={null}>
+          <CheckinLinksSection raceId={race.RaceId} />
+        </Suspense>
+      ) : null}
 
       {race.Approved && (
         <Suspense

@@ -152,6 +152,21 @@ export function CheckinPage() {
     input.current?.focus();
   };
 
+  const recent = (
+    <section className="checkin-card" aria-labelledby="checkin-recent">
+      <h2 id="checkin-recent">Recent entries</h2>
+      {entries.length === 0 ? (
+        <p className="checkin-empty">Nothing recorded on this phone yet.</p>
+      ) : (
+        <ul className="checkin-entries">
+          {entries.slice(0, 50).map((e) => (
+            <EntryRow key={e.EntryId} entry={e} runner={byBib.get(e.BibNumber)} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+
   if (revoked)
     return (
       <main className="checkin" id="main">
@@ -159,6 +174,7 @@ export function CheckinPage() {
           <h1>Check-in link not valid</h1>
           <p>This link was revoked or mistyped. Ask the race director for a new check-in link.</p>
         </div>
+        {entries.length > 0 && recent}
       </main>
     );
 
@@ -248,18 +264,7 @@ export function CheckinPage() {
         </p>
       </form>
 
-      <section className="checkin-card" aria-labelledby="checkin-recent">
-        <h2 id="checkin-recent">Recent entries</h2>
-        {entries.length === 0 ? (
-          <p className="checkin-empty">Nothing recorded on this phone yet.</p>
-        ) : (
-          <ul className="checkin-entries">
-            {entries.slice(0, 50).map((e) => (
-              <EntryRow key={e.EntryId} entry={e} runner={byBib.get(e.BibNumber)} />
-            ))}
-          </ul>
-        )}
-      </section>
+      {recent}
     </main>
   );
 }
