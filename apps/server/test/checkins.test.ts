@@ -159,6 +159,28 @@ describe.each(dbKinds)('aid-station check-ins (%s)', (kind) => {
     expect(rows.slice(0, 4).map((r) => r.BibNumber)).toEqual(['3', '4', '1', '2']);
   });
 
+  it('makes the check-in time the split at its checkpoint, over the GPS estimate', async () => {
+    const token = tokenOf((await createLink()).json().Url);
+    // Runner 1's GPS passes Aid 1 (5 km) between fixes at 4 and 6 km: an estimated split about now − 2 min.
+    await postFixes(t.app, race.raceId, race.runners[0], [
+      { t: now - 3 * MIN, ...pointAlong(4000) },
+      { t: now - MIN, ...pointAlong(6000) },
+    ]);
+    const checkedIn = new Date(now - 150_000).toISOString();
+    expect((await post(token, entry({ BibNumber: '1', Time: checkedIn }))).statusCode).toBe(201);
+    const splits = (await call(t, 'GET', `/api/open/races/${race.raceId}/splits`)).json<
+      { BibNumber: string; Splits: { CheckpointId: number; PassingTime: string; Source: string }[] }[]
+    >();
+    const at = (bib: string) =>
+      splits.find((r) => r.BibNumber === bib)!.Splits.find((x) => x.CheckpointId === aidId);
+    expect(at('1')).toMatchObject({ PassingTime: checkedIn, Source: 'check-in' });
+    // Runner 3 never sent a GPS fix: the check-in alone is the split.
+    expect(at('3')).toMatchObject({
+      PassingTime: new Date(now - 10 * MIN).toISOString(),
+      Source: 'check-in',
+    });
+  });
+
   it('answers a repeat with the first answer, and stores one row for 10 concurrent identical posts', async () => {
     const token = tokenOf((await createLink()).json().Url);
     const body = entry({ BibNumber: '1', Kind: 'out', Time: new Date(now - 2 * MIN).toISOString() });
