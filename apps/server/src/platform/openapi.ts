@@ -27,6 +27,10 @@ export default fp(
           { name: 'open', description: 'Anonymous' },
           { name: 'director', description: 'Signed-in director, own races only' },
           { name: 'admin', description: 'Members of the admin group' },
+          {
+            name: 'check-in',
+            description: 'An aid-station volunteer: the check-in link’s token is the credential',
+          },
         ],
       },
       transform: jsonSchemaTransform,
