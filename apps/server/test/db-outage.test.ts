@@ -160,6 +160,24 @@ describe('database outage on PostgreSQL (private cluster)', () => {
         payload: { Name: 'During the outage' },
       }),
     );
+    // The runner files: the CSV import (a transaction), the exports and a GPX track.
+    const owner = await issuer.director('dir-live');
+    const asOwner = { authorization: `Bearer ${owner}` };
+    responses.push(
+      await app.inject({
+        method: 'POST',
+        url: `/api/director/runners/${race.raceId}/import`,
+        headers: { ...asOwner, 'content-type': 'text/csv' },
+        payload: 'bib,first,last\n900,Out,Age\n',
+      }),
+      await app.inject({
+        method: 'GET',
+        url: `/api/director/runners/${race.raceId}/export.csv`,
+        headers: asOwner,
+      }),
+      await get(`/api/open/races/${race.raceId}/results.csv`),
+      await get(`/api/open/races/${race.raceId}/runners/${runner.runnerId}/track.gpx`),
+    );
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
     const health = await get('/api/health');
