@@ -163,6 +163,6 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
       // ping before its NOTIFY went out, on a later turn, so a process killed in between left the others without
       // the fix. The batch statement now sends the NOTIFY in its own transaction: stored means announced.)
       expect(liveMissingTotal).toBe(0);
-    }, 150_000);
+    }, 240_000);
   },
 );

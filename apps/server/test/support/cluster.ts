@@ -64,6 +64,8 @@ export async function clusterNode(
   name: string,
   databaseUrl: string,
   env: Record<string, string> = {},
+  /** A built server's entry (e.g. apps/server/dist/server.js) instead of the sources through tsx (the benches). */
+  entry?: string,
 ): Promise<ClusterNode> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -77,7 +79,8 @@ export async function clusterNode(
     async start() {
       if (node.child && node.child.exitCode === null && node.child.signalCode === null) return;
       out += `--- start ${new Date().toISOString()}\n`;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts'], {
+      const args = entry ? ['--enable-source-maps', entry] : ['--import', 'tsx', 'apps/server/src/server.ts'];
+      const child = spawn(process.execPath, args, {
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '',
