@@ -189,6 +189,26 @@ describe.each(dbKinds)('runner CSV import and export (%s)', (kind) => {
     expect(flag.json().error).toBe('validation_error');
   });
 
+  it.each(['text/csv; charset=utf-8', 'text/plain', 'application/vnd.ms-excel'])(
+    'takes a body sent as %s (what browsers and spreadsheets label CSV files)',
+    async (type) => {
+      const res = await call(t, 'POST', `/api/director/runners/${raceId}/import?dryRun=true`, {
+        token: alice,
+        payload: 'bib,first,last\n70,Type,Test\n',
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ Created: 1, DryRun: true });
+    },
+  );
+
+  it('refuses a file over 4 MB with 413', async () => {
+    const big = `bib,first,last\n${'1,A,B\n'.repeat(700_000)}`;
+    const res = await importCsv(big);
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ error: expect.any(String), message: expect.any(String) });
+  });
+
   it('takes a multipart upload (field "file") too', async () => {
     const { payload, headers } = multipartFile('bib,first,last\n50,Multi,Part\n', {
       filename: 'runners.csv',
