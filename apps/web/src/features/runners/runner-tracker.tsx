@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useState } from 'react';
+import { createPortal } from 'react-dom';
 import type { DeviceSource } from '@racebeacon/domain/entities';
 import { fixAgeText } from '@racebeacon/domain/tracker-age';
 import type { RunnerTracker } from '@racebeacon/domain/trackers';
@@ -112,14 +113,22 @@ export function RunnerTrackerButton({
 }) {
   const [open, setOpen] = useState(false);
   return (
-    <>
+    <span className="runner-tracker">
       <button type="button" className="btn btn-small btn-ghost" onClick={() => setOpen(true)}>
         {hasDevice ? 'Tracker check' : 'Own tracker'}
       </button>
-      {open && (
-        <TrackerDialog runnerId={runnerId} name={name} onChanged={onChanged} onClose={() => setOpen(false)} />
-      )}
-    </>
+      {/* In the body, not in the table cell: the dialog takes none of the stacked row's alignment. */}
+      {open &&
+        createPortal(
+          <TrackerDialog
+            runnerId={runnerId}
+            name={name}
+            onChanged={onChanged}
+            onClose={() => setOpen(false)}
+          />,
+          document.body,
+        )}
+    </span>
   );
 }
 
@@ -258,7 +267,7 @@ function TrackerDialog({
           {problem}
         </p>
       )}
-      <div className="dialog-actions">
+      <div className="dialog-actions tracker-dialog-actions">
         {tracker && (
           <button type="button" className="btn btn-danger" onClick={() => void detach()}>
             Detach
