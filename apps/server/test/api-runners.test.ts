@@ -31,6 +31,9 @@ describe.each(dbKinds)('runners API (%s)', (kind) => {
       DeviceName: null,
       EmergencyContact: null,
       Phone: null,
+      // No DNS/DNF/DSQ set by people.
+      Status: null,
+      StatusReason: null,
     });
   });
 
