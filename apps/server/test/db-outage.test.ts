@@ -178,6 +178,22 @@ describe('database outage on PostgreSQL (private cluster)', () => {
       await get(`/api/open/races/${race.raceId}/results.csv`),
       await get(`/api/open/races/${race.raceId}/runners/${runner.runnerId}/track.gpx`),
     );
+    // Aid-station check-ins: the volunteer's page and post (the phone keeps the entry and retries on a 503), and
+    // the director's links.
+    const volunteer = `/api/checkin/${'T'.repeat(32)}`;
+    responses.push(
+      await get(volunteer),
+      await app.inject({
+        method: 'POST',
+        url: volunteer,
+        payload: { EntryId: 'outage-entry-1', BibNumber: '1', Kind: 'in', Time: new Date().toISOString() },
+      }),
+      await app.inject({
+        method: 'GET',
+        url: `/api/director/races/${race.raceId}/checkin-links`,
+        headers: asOwner,
+      }),
+    );
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
     const health = await get('/api/health');
