@@ -179,7 +179,8 @@ async function scenario(
       processes,
       viewers: connected,
       pingsPerS: result['2xx'] / LOAD_S,
-      non2xx: result.non2xx + result.errors,
+      non2xx: result.non2xx,
+      errors: result.errors,
       updatesPerS: updates / LOAD_S,
       // Sent pings not acked (cut off at the end) are not shown either: the share is a lower bound.
       shownShare: expected ? shown / expected : NaN,
@@ -226,7 +227,8 @@ export default async function clusterBench() {
       results.push(r);
       console.log(
         `${r.processes} process${r.processes > 1 ? 'es' : ''}, ${r.viewers} viewers: ${r.pingsPerS.toFixed(0)} pings/s acked ` +
-          `(${r.non2xx} not), ${r.updatesPerS.toFixed(0)} viewer messages/s; probes shown ${(r.shownShare * 100).toFixed(1)} % ` +
+          `(not acked: ${r.non2xx} non-2xx, ${r.errors} errors/timeouts), ${r.updatesPerS.toFixed(0)} viewer messages/s; ` +
+          `probes shown ${(r.shownShare * 100).toFixed(1)} % ` +
           `of the pings sent, ping→viewer p50 ${r.p50} ms, p99 ${r.p99} ms; server CPU ${r.cpuUsPerPing.toFixed(0)} µs ` +
           `per ping (${r.cpuCores.toFixed(2)} cores); machine load average ${r.load.toFixed(1)} on ${os.cpus().length} cores`,
       );
