@@ -51,7 +51,7 @@ export class ImportRefused extends HttpError {
   }
 }
 
-const existingOf = (r: repo.RunnerWithDevice): ExistingRunner => ({
+const existingOf = (r: Awaited<ReturnType<typeof repo.listRunnersToMatch>>[number]): ExistingRunner => ({
   RunnerId: r.id,
   BibNumber: r.bibNumber,
   FirstName: r.firstName,
@@ -94,7 +94,7 @@ export class RunnerImportService {
 
     const dryRun = opts.dryRun ?? false;
     const plan = async (tx: DbOrTx) =>
-      planRunnerImport((await repo.listRunners(tx, raceId)).map(existingOf), rows);
+      planRunnerImport((await repo.listRunnersToMatch(tx, raceId)).map(existingOf), rows);
     let actions: RunnerImportAction[];
     if (dryRun) {
       actions = await plan(this.db);

@@ -40,6 +40,23 @@ export async function listRunners(db: DbOrTx, raceId: number): Promise<RunnerWit
     .orderBy(asc(runners.lastName), asc(runners.firstName), asc(runners.id));
 }
 
+/** The fields an import compares, of every runner of the race (no device join, no order: 5,000 rows read fast). */
+export async function listRunnersToMatch(db: DbOrTx, raceId: number) {
+  return db
+    .select({
+      id: runners.id,
+      bibNumber: runners.bibNumber,
+      firstName: runners.firstName,
+      lastName: runners.lastName,
+      gender: runners.gender,
+      age: runners.age,
+      emergencyContact: runners.emergencyContact,
+      phone: runners.phone,
+    })
+    .from(runners)
+    .where(eq(runners.raceId, raceId));
+}
+
 export async function countRunners(db: DbOrTx, raceId: number): Promise<number> {
   const [row] = await db.select({ n: count() }).from(runners).where(eq(runners.raceId, raceId));
   return Number(row?.n ?? 0);
