@@ -91,18 +91,51 @@ export function trackingRowFields(
   nowMs: number,
   expectedIntervalMs?: number,
 ): TrackingRowFields {
-  const next = s.nextWaypoint;
   const e = estimatePosition(course, s, startMs, nowMs, expectedIntervalMs);
+  const r = etaRangeFields(s);
   return {
+    EtaFinishEarliest: r.EtaFinishEarliest,
+    EtaFinishLatest: r.EtaFinishLatest,
+    EtaNextWaypointEarliest: r.EtaNextWaypointEarliest,
+    EtaNextWaypointLatest: r.EtaNextWaypointLatest,
+    EstimatedDistanceKm: e ? km(e.distanceM) : null,
+    EstimatedDistanceKmMin: e ? km(e.minM) : null,
+    EstimatedDistanceKmMax: e ? km(e.maxM) : null,
+    EstimatedAt: e ? isoNow(e.atMs) : null,
+    EstimatedLatitude: e ? e.lat : null,
+    EstimatedLongitude: e ? e.lon : null,
+  };
+}
+
+type EtaRangeFields = Pick<
+  TrackingRowFields,
+  'EtaFinishEarliest' | 'EtaFinishLatest' | 'EtaNextWaypointEarliest' | 'EtaNextWaypointLatest'
+>;
+
+/**
+ * The ETA ranges of a row, kept per progress array (they change only with the runner's progress, while the
+ * leaderboard is built again every few seconds for the clock).
+ */
+const rangeCache = new WeakMap<object, { key: string; fields: EtaRangeFields }>();
+
+export function etaRangeFields(s: RunnerState): EtaRangeFields {
+  const next = s.nextWaypoint;
+  const key = `${s.etaFinishMs}|${s.etaFinishEarliestMs}|${s.etaFinishLatestMs}|${next?.etaMs}|${next?.etaEarliestMs}|${next?.etaLatestMs}`;
+  const hit = rangeCache.get(s.progress);
+  if (hit && hit.key === key) return hit.fields;
+  const fields: EtaRangeFields = {
     EtaFinishEarliest: s.etaFinishMs === null ? null : isoOf(s.etaFinishEarliestMs),
     EtaFinishLatest: s.etaFinishMs === null ? null : isoOf(s.etaFinishLatestMs),
     EtaNextWaypointEarliest: next && next.etaMs !== null ? isoOf(next.etaEarliestMs) : null,
     EtaNextWaypointLatest: next && next.etaMs !== null ? isoOf(next.etaLatestMs) : null,
-    EstimatedDistanceKm: e ? km(e.distanceM) : null,
-    EstimatedDistanceKmMin: e ? km(e.minM) : null,
-    EstimatedDistanceKmMax: e ? km(e.maxM) : null,
-    EstimatedAt: e ? isoOf(e.atMs) : null,
-    EstimatedLatitude: e ? e.lat : null,
-    EstimatedLongitude: e ? e.lon : null,
   };
+  rangeCache.set(s.progress, { key, fields });
+  return fields;
+}
+
+/** The same instant for every row of one leaderboard build: formatted once. */
+let lastNow: { ms: number; iso: string } | null = null;
+function isoNow(ms: number): string {
+  if (lastNow === null || lastNow.ms !== ms) lastNow = { ms, iso: new Date(ms).toISOString() };
+  return lastNow.iso;
 }

@@ -14,6 +14,17 @@ export {
 export { computeRunnerState, addFix, refreshRunnerState, emptyRunnerState, sortFixes } from './matching';
 export { buildLeaderboard, filterLeaderboard, parseAgeGroup, AGE_GROUPS } from './leaderboard';
 export {
+  etaRange,
+  flatEtaMs,
+  distanceAt,
+  effortAt,
+  minettiCost,
+  paceModel,
+  type EtaRange,
+  type PaceModel,
+} from './eta';
+export { estimatePosition, trackingRowFields, type PositionEstimate } from './estimate';
+export {
   passingTime,
   runnerSplits,
   lastCheckpointPassed,
@@ -45,6 +56,10 @@ export {
   lapCourse,
   figureEightCourse,
   switchbackCourse,
+  lollipopCourse,
+  sharedRoadLapCourse,
+  hillyCourse,
+  simulateHillRunner,
   windingCourse,
   simulateRunner,
   type SimulatedRunner,
