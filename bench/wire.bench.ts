@@ -136,7 +136,7 @@ function sseViewer(url: string, acceptEncoding?: string) {
 function webFiles(indexHtml: string): { firstScreen: string[]; liveChunks: string[] } {
   const firstScreen = [...indexHtml.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
   const assets = readdirSync(path.join(webDist, 'assets')).filter((f) => /\.(js|css)$/.test(f));
-  const lazyRoots = assets.filter((f) => /^(live|live-map|leaflet)-[\w-]+\.(js|css)$/.test(f));
+  const lazyRoots = assets.filter((f) => /^(live|live-map|leaflet)-[\w-]{8}\.(js|css)$/.test(f));
   const seen = new Set<string>(firstScreen.map((f) => f.replace('/assets/', '')));
   const live: string[] = [];
   const visit = (file: string) => {

@@ -193,6 +193,9 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     { name: 'public runners', method: 'GET', url: () => `/api/open/runners/${A}`, expect: open() },
     { name: 'public course', method: 'GET', url: () => `/api/open/course/${A}`, expect: open() },
     { name: 'course map page', method: 'GET', url: () => `/courses/${A}/map`, expect: open() },
+    // Issue 15: the text view is as public as the race: anyone for an approved one, nobody (404) before approval.
+    { name: 'race text view', method: 'GET', url: () => `/race/${A}/text`, expect: open() },
+    { name: 'race text view, unapproved', method: 'GET', url: () => `/race/${U}/text`, expect: open(404) },
     {
       name: 'course GeoJSON',
       method: 'GET',

@@ -110,12 +110,18 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
     expect(res.body).toContain('&quot;&gt;&lt;script&gt;');
   });
 
-  it('answers a 404 page for an unknown race and for one that is not public', async () => {
+  it('answers a 404 page for an unknown race and for one that is not public ({error, message} to an API client)', async () => {
     for (const id of [999_999, unapproved.raceId]) {
-      const res = await t.app.inject({ url: `/race/${id}/text` });
+      const res = await t.app.inject({
+        url: `/race/${id}/text`,
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
       expect(res.statusCode, String(id)).toBe(404);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.body).toContain('<h1>Race not found</h1>');
+      const api = await t.app.inject({ url: `/race/${id}/text` });
+      expect(api.statusCode).toBe(404);
+      expect(api.json()).toEqual({ error: 'race_not_found', message: expect.stringContaining(String(id)) });
     }
   });
 

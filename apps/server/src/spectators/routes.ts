@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { races } from '../db/schema';
+import { notFound } from '../lib/errors';
 import { raceIdParams } from '../lib/http-schemas';
 import { courseTrack } from '../live/course-track';
 import { renderTextNotFound, renderTextPage, TEXT_PAGE_ROWS } from './text-page';
@@ -33,10 +34,17 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
         .select({ name: races.name, approved: races.approved })
         .from(races)
         .where(eq(races.id, raceId));
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
       if (!race || !race.approved) {
-        return reply.code(404).send(renderTextNotFound(app.config.PRODUCT_NAME, raceId));
+        // A browser gets a page; an API client the usual {error, message}.
+        if (!/text\/html/i.test(request.headers.accept ?? '')) {
+          throw notFound(`Race ${raceId} was not found or is not public.`, 'race_not_found');
+        }
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(renderTextNotFound(app.config.PRODUCT_NAME, raceId));
       }
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
       const [rows, course] = await Promise.all([
         app.live.leaderboard(raceId, search ? { search } : {}),
         app.live.course(raceId),
