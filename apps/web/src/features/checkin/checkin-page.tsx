@@ -62,7 +62,7 @@ function usePageData(token: string) {
   const [loaded, setLoaded] = useState(false);
   useEffect(() => {
     let cancelled = false;
-    void (async () => {
+    const read = async (first: boolean) => {
       try {
         const fresh = await checkinApi.page(token);
         if (cancelled) return;
@@ -71,13 +71,18 @@ function usePageData(token: string) {
       } catch (err) {
         if (cancelled) return;
         if ((err as ApiFailure).status === 401) setRevoked(true);
-        else setPage(await loadSavedPage(token));
+        else if (first) setPage(await loadSavedPage(token));
       } finally {
         if (!cancelled) setLoaded(true);
       }
-    })();
+    };
+    // Read again when the network is back: runners added or marked DNF meanwhile.
+    const onOnline = () => void read(false);
+    window.addEventListener('online', onOnline);
+    void read(true);
     return () => {
       cancelled = true;
+      window.removeEventListener('online', onOnline);
     };
   }, [token]);
   return { page, revoked, loaded };
