@@ -1,10 +1,14 @@
 import type { Alert } from '@racebeacon/domain/alerts';
 import type { AdminDevice, AvailableDevice, SpotFeed } from '@racebeacon/domain/entities';
 import type { DeviceCreateBody, DeviceUpdateBody, SpotFeedBody } from '@racebeacon/domain/schemas';
+import type { DeviceFeedState } from '@racebeacon/domain/trackers';
 import { api } from '../../lib/api-client';
 
+/** An admin's device with its own feed's state (a MapShare page, a SPOT device's own feed). */
+export type AdminDeviceWithFeed = AdminDevice & Partial<DeviceFeedState>;
+
 export const adminDevicesApi = {
-  list: () => api.get<AdminDevice[]>('/admin/devices'),
+  list: () => api.get<AdminDeviceWithFeed[]>('/admin/devices'),
   create: (body: DeviceCreateBody) => api.post<AdminDevice>('/admin/devices', body),
   remove: (deviceId: number) => api.del<unknown>(`/admin/devices/${deviceId}`),
   assignRace: (deviceId: number, raceId: number) =>
@@ -25,8 +29,11 @@ export const directorDevicesApi = {
 };
 
 export const deviceTrackingApi = {
-  update: (deviceId: number, body: DeviceUpdateBody) =>
-    api.put<AdminDevice>(`/admin/devices/${deviceId}`, body),
+  /** FeedId/FeedPassword absent: unchanged; null: removed. */
+  update: (
+    deviceId: number,
+    body: DeviceUpdateBody & { FeedId?: string | null; FeedPassword?: string | null },
+  ) => api.put<AdminDeviceWithFeed>(`/admin/devices/${deviceId}`, body),
   rotateKey: (deviceId: number) => api.post<AdminDevice>(`/admin/devices/${deviceId}/rotate-key`),
 };
 

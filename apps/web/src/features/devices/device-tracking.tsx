@@ -1,7 +1,8 @@
 import { useId, useState } from 'react';
 import { ModalDialog } from '../../components/modal-dialog';
-import { DEVICE_SOURCES, type AdminDevice, type DeviceSource } from '@racebeacon/domain/entities';
-import { deviceTrackingApi } from './api';
+import { DEVICE_SOURCES, type DeviceSource } from '@racebeacon/domain/entities';
+import { deviceTrackingApi, type AdminDeviceWithFeed } from './api';
+import './device-feed.css';
 
 const SOURCE_LABELS: Record<DeviceSource, string> = {
   osmand: 'Traccar Client / OsmAnd (phone)',
@@ -35,7 +36,7 @@ export function DeviceTrackingDialog({
   onClose,
   onChanged,
 }: {
-  device: AdminDevice;
+  device: AdminDeviceWithFeed;
   onClose(): void;
   onChanged(): void;
 }) {
@@ -43,6 +44,11 @@ export function DeviceTrackingDialog({
   const [source, setSource] = useState<DeviceSource>(device.Source ?? 'osmand');
   const [hardwareId, setHardwareId] = useState(device.HardwareId ?? '');
   const [key, setKey] = useState(device.TrackingKey);
+  const [feedId, setFeedId] = useState(device.FeedId ?? '');
+  // Write-only: empty leaves the stored password as it is.
+  const [feedPassword, setFeedPassword] = useState('');
+  const [removePassword, setRemovePassword] = useState(false);
+  const polled = source === 'spot' || source === 'mapshare';
   const [problem, setProblem] = useState<string | null>(null);
   const hint = HARDWARE_HINT[source];
 
@@ -53,7 +59,16 @@ export function DeviceTrackingDialog({
       return;
     }
     try {
-      await deviceTrackingApi.update(device.DeviceId, { Source: source, HardwareId: hw || null });
+      await deviceTrackingApi.update(device.DeviceId, {
+        Source: source,
+        HardwareId: hw || null,
+        FeedId: source === 'spot' ? feedId.trim() || null : null,
+        ...(removePassword || !polled
+          ? { FeedPassword: null }
+          : feedPassword
+            ? { FeedPassword: feedPassword }
+            : {}),
+      });
       onChanged();
       onClose();
     } catch (err) {
@@ -99,6 +114,50 @@ export function DeviceTrackingDialog({
           onChange={(e) => setHardwareId(e.target.value)}
         />
       </div>
+      {source === 'spot' && (
+        <div className="field">
+          <label htmlFor={`${id}-feed`}>Own SPOT feed id (optional)</label>
+          <input
+            id={`${id}-feed`}
+            value={feedId}
+            maxLength={100}
+            placeholder="Empty: the device is on a shared SPOT feed"
+            onChange={(e) => setFeedId(e.target.value)}
+          />
+        </div>
+      )}
+      {polled && (
+        <div className="field">
+          <label htmlFor={`${id}-feedpw`}>
+            {source === 'mapshare' ? 'MapShare password' : 'Feed password'}
+            {device.HasFeedPassword ? ' (set; type to replace)' : ' (if any)'}
+          </label>
+          <input
+            id={`${id}-feedpw`}
+            type="password"
+            value={feedPassword}
+            maxLength={200}
+            autoComplete="new-password"
+            disabled={removePassword}
+            onChange={(e) => setFeedPassword(e.target.value)}
+          />
+          {device.HasFeedPassword && (
+            <label className="feed-password-remove">
+              <input
+                type="checkbox"
+                checked={removePassword}
+                onChange={(e) => setRemovePassword(e.target.checked)}
+              />{' '}
+              Remove the password
+            </label>
+          )}
+        </div>
+      )}
+      {polled && device.FeedError && (
+        <p role="alert" className="notice">
+          The feed could not be read: {device.FeedError}
+        </p>
+      )}
       <div className="field">
         <label htmlFor={`${id}-key`}>Tracking key</label>
         <input id={`${id}-key`} value={key} readOnly onFocus={(e) => e.currentTarget.select()} />

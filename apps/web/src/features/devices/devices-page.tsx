@@ -142,6 +142,11 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
                   <td data-label="Source">
                     {sourceLabel(d.Source)}
                     {d.HardwareId ? <span className="muted"> · {d.HardwareId}</span> : null}
+                    {d.FeedError ? (
+                      <span className="feed-error" data-testid="device-feed-error">
+                        Feed: {d.FeedError}
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Battery">{d.BatteryState ?? '-'}</td>
                   <td data-label="Last ping">{formatDateTime(d.LastPingTime)}</td>
