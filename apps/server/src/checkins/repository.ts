@@ -157,6 +157,21 @@ export async function listBibRunners(db: DbOrTx, raceId: number) {
     .orderBy(asc(runners.bibNumber));
 }
 
+/** The runner wearing this bib in the race, or null. */
+export async function findBibRunner(db: DbOrTx, raceId: number, bib: string) {
+  const [row] = await db
+    .select({
+      id: runners.id,
+      bibNumber: runners.bibNumber,
+      firstName: runners.firstName,
+      lastName: runners.lastName,
+      status: runners.status,
+    })
+    .from(runners)
+    .where(and(eq(runners.raceId, raceId), eq(runners.bibNumber, bib)));
+  return row ?? null;
+}
+
 export interface EntryRow {
   bibNumber: string;
   kind: string;

@@ -173,7 +173,7 @@ export class CheckinService {
       clockStartedMs: link.clockStartedAt?.getTime() ?? null,
     });
     if (problem) throw badRequest(problem, 'checkin_time');
-    const runner = (await repo.listBibRunners(this.db, raceId)).find((r) => r.bibNumber === body.BibNumber);
+    const runner = await repo.findBibRunner(this.db, raceId, body.BibNumber);
     if (!runner)
       throw notFound(
         `No runner wears bib ${body.BibNumber} in this race. Check the number and try again.`,
