@@ -194,6 +194,29 @@ describe('database outage on PostgreSQL (private cluster)', () => {
         headers: asOwner,
       }),
     );
+    // Race operations: a status set (a transaction), the status log, checkpoints and a cutoff, splits (a race not in
+    // memory).
+    responses.push(
+      await app.inject({
+        method: 'PUT',
+        url: `/api/director/runners/${runner.runnerId}/status`,
+        headers: asOwner,
+        payload: { Status: 'DNF', Reason: 'During the outage' },
+      }),
+      await app.inject({
+        method: 'GET',
+        url: `/api/director/runners/${race.raceId}/status-log`,
+        headers: asOwner,
+      }),
+      await get(`/api/open/races/${race.raceId}/checkpoints`),
+      await app.inject({
+        method: 'PUT',
+        url: `/api/director/races/${race.raceId}/checkpoints/1`,
+        headers: asOwner,
+        payload: { CutoffTime: null },
+      }),
+      await get(`/api/open/races/${race.raceId}/splits`),
+    );
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
     const health = await get('/api/health');
