@@ -217,6 +217,20 @@ describe('database outage on PostgreSQL (private cluster)', () => {
       }),
       await get(`/api/open/races/${race.raceId}/splits`),
     );
+    // A runner's own tracker: the tracker check, and attaching one (a transaction).
+    responses.push(
+      await app.inject({
+        method: 'GET',
+        url: `/api/director/runners/${runner.runnerId}/tracker`,
+        headers: asOwner,
+      }),
+      await app.inject({
+        method: 'POST',
+        url: `/api/director/runners/${runner.runnerId}/tracker`,
+        headers: asOwner,
+        payload: { Source: 'mapshare', HardwareId: 'OutageRunner' },
+      }),
+    );
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
     const health = await get('/api/health');
