@@ -13,6 +13,7 @@ import { NotFoundPage } from './not-found';
 import { RaceDetailPage } from './routes/race-detail';
 import { DevicesRoute } from './routes/devices';
 import { RaceHqRoute } from './routes/race-hq';
+import { RaceRunnerRoute } from './routes/race-runner';
 
 export function createAppRouter() {
   return createBrowserRouter([
@@ -38,6 +39,7 @@ export function createAppRouter() {
             { path: paths.home, element: <HomePage /> },
             { path: paths.races, element: <RacesPage /> },
             { path: routePatterns.race, element: <RaceDetailPage unapproved={false} /> },
+            { path: routePatterns.raceRunner, element: <RaceRunnerRoute /> },
             { path: paths.privacy, element: <PrivacyPage /> },
             { path: paths.terms, element: <TermsPage /> },
             {

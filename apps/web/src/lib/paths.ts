@@ -5,6 +5,8 @@ export const paths = {
   race: (id: number | string) => `/race/${id}`,
   unapprovedRace: (id: number | string) => `/race/unapproved/${id}`,
   raceHq: (id: number | string) => `/race/${id}/hq`,
+  /** A runner's page (shareable): status, splits, track, Follow. */
+  raceRunner: (id: number | string, bib: string) => `/race/${id}/runner/${encodeURIComponent(bib)}`,
   myRaces: '/my-races',
   raceRequests: '/race-requests',
   devices: '/add-device',
@@ -22,6 +24,7 @@ export const routePatterns = {
   race: '/race/:raceId',
   unapprovedRace: '/race/unapproved/:raceId',
   raceHq: '/race/:raceId/hq',
+  raceRunner: '/race/:raceId/runner/:bib',
   checkin: '/checkin/:token',
   embedRace: '/embed/race/:raceId',
 } as const;

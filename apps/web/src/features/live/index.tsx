@@ -16,7 +16,12 @@ import { racePhase, type RacePhase } from './live-clock';
 import { sortRows } from './live-store';
 import { liveApi } from './api';
 import type { CourseTrack } from './live-types';
-import { useLiveRace, type ConnectionStatus } from './use-live-race';
+import { useLiveRace, useNow, type ConnectionStatus } from './use-live-race';
+import { FlowChart } from './flow-chart';
+import { pinFollowed, useFollowed } from './followed';
+import { ReplayBar } from './replay-bar';
+import { replayRange, useReplay } from './use-replay';
+import './story.css';
 import './live.css';
 
 // Leaflet and its CSS load after the panel itself, so even the race screen does not wait for the map code.
@@ -53,6 +58,32 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
   useEffect(() => {
     onPhaseChange?.(phase);
   }, [phase, onPhaseChange]);
+  // Replay: the race at a past moment (the slider, or ?t= in the address) instead of live; followed runners (kept in
+  // the browser) pinned at the top of the leaderboard and highlighted on the map.
+  const pinned = useFollowed(race.RaceId);
+  const tick = useNow(30_000);
+  const range = useMemo(
+    () =>
+      replayRange(
+        clockStartedAt ?? race.ClockStartedAt ?? race.StartTime,
+        clockStoppedAt ?? race.ClockStoppedAt ?? null,
+        tick,
+      ),
+    [clockStartedAt, clockStoppedAt, race.ClockStartedAt, race.ClockStoppedAt, race.StartTime, tick],
+  );
+  const replay = useReplay(race.RaceId, range);
+  const shown = useMemo(() => {
+    const a = replay.answer;
+    if (!a) return { rows, trails: state.trails, clock, phase };
+    const replayPhase: RacePhase = phase === 'finished' && a.At === a.To ? 'finished' : 'live';
+    return {
+      rows: sortRows(a.Leaderboard),
+      trails: new Map(a.Positions.map((p) => [p.RunnerId, p.Trail])),
+      clock: { ...clock, clockStoppedAt: a.At },
+      phase: replayPhase,
+    };
+  }, [replay.answer, rows, state.trails, clock, phase]);
+  const boardRows = useMemo(() => pinFollowed(shown.rows, pinned.ids), [shown.rows, pinned.ids]);
   const followed = followId !== null ? state.rows.get(followId) : undefined;
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 
@@ -67,6 +98,9 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
           stoppedAt={clockStoppedAt ?? race.ClockStoppedAt ?? null}
         />
       </div>
+      {range.from !== null && phase !== 'upcoming' ? (
+        <ReplayBar control={replay} from={range.from} to={range.to} finished={phase === 'finished'} />
+      ) : null}
       {followed ? (
         <div className="live-follow" role="status" aria-live="polite">
           <span>
@@ -81,10 +115,11 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
       <Suspense fallback={<div className="live-map live-map--loading">Loading map…</div>}>
         <LiveMap
           track={track}
-          rows={rows}
-          trails={state.trails}
+          rows={shown.rows}
+          trails={shown.trails}
           followId={followId}
-          phase={phase}
+          phase={shown.phase}
+          pinnedIds={pinned.ids}
           onSelect={toggleFollow}
           tileUrl={config.map.tileUrl}
           tileAttribution={config.map.tileAttribution}
@@ -93,22 +128,33 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
       {track && track.HasCourse ? (
         <ElevationProfile
           track={track}
-          rows={rows}
+          rows={shown.rows}
           followId={followId}
-          phase={phase}
+          phase={shown.phase}
           onSelect={toggleFollow}
         />
       ) : track ? (
         <p className="live-muted">No course has been uploaded for this race yet.</p>
       ) : null}
       <LeaderboardTable
-        rows={rows}
-        clock={clock}
-        phase={phase}
+        rows={boardRows}
+        clock={shown.clock}
+        phase={shown.phase}
         followId={followId}
+        pinnedIds={pinned.ids}
+        runnerPageRaceId={race.RaceId}
         onSelect={toggleFollow}
         raceId={race.RaceId}
       />
+      {phase !== 'upcoming' ? (
+        <FlowChart
+          raceId={race.RaceId}
+          live={phase === 'live'}
+          followed={pinned.ids}
+          atMs={replay.answer ? Date.parse(replay.answer.At) : null}
+          onPick={toggleFollow}
+        />
+      ) : null}
     </section>
   );
 }

@@ -15,6 +15,8 @@ import {
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
+import { Link } from 'react-router';
+import { paths } from '../../lib/paths';
 import { liveElapsedSeconds, shownStatus, type RaceClockView, type RacePhase } from './live-clock';
 import { RunnerCheckpoints } from './runner-splits';
 import { useNow } from './use-live-race';
@@ -31,12 +33,17 @@ export function LeaderboardTable(props: {
   clock: RaceClockView;
   phase: RacePhase;
   followId: number | null;
+  /** Runners the viewer follows (pinned at the top by the caller): marked. */
+  pinnedIds?: ReadonlySet<number>;
   onSelect(runnerId: number): void;
+  /** With it, each runner's name has a link to their runner page. */
+  runnerPageRaceId?: number;
   /** With it, each row shows its last checkpoint passed, a cutoff risk and its splits one click away. */
   raceId?: number;
 }) {
   const { rows, clock, phase, followId, onSelect, raceId } = props;
   const over = phase === 'finished';
+  const raceIdForLink = props.runnerPageRaceId;
   const now = useNow(TICK_MS);
   const [search, setSearch] = useState('');
   const [gender, setGender] = useState<'' | Gender>('');
@@ -174,7 +181,7 @@ export function LeaderboardTable(props: {
                   key={r.RunnerId}
                   data-runner-id={r.RunnerId}
                   data-status={status}
-                  className={`live-row live-row--${status}${r.RunnerId === followId ? ' is-followed' : ''}`}
+                  className={`live-row live-row--${status}${r.RunnerId === followId ? ' is-followed' : ''}${props.pinnedIds?.has(r.RunnerId) ? ' is-pinned' : ''}`}
                   onClick={() => onSelect(r.RunnerId)}
                 >
                   <td className="live-row__rank">{r.Rank ?? '–'}</td>
@@ -200,6 +207,17 @@ export function LeaderboardTable(props: {
                     >
                       <span className="live-row__bib">{runnerLabel(r)}</span> {r.FirstName} {r.LastName}
                     </button>
+                    {raceIdForLink !== undefined && r.BibNumber ? (
+                      <Link
+                        className="live-row__page"
+                        to={paths.raceRunner(raceIdForLink, r.BibNumber)}
+                        aria-label={`Runner page of ${runnerLabel(r)} ${r.FirstName} ${r.LastName}`}
+                        title="Runner page: splits, track, follow"
+                        onClick={(e) => e.stopPropagation()}
+                      >
+                        Page ›
+                      </Link>
+                    ) : null}
                     <span className="live-muted">
                       {' '}
                       {r.Gender}

@@ -17,6 +17,8 @@ export interface LiveMapProps {
   rows: LeaderboardRow[];
   trails: ReadonlyMap<number, TrailPoint[]>;
   followId: number | null;
+  /** Runners the viewer follows (kept in the browser): highlighted. */
+  pinnedIds?: ReadonlySet<number>;
   phase: RacePhase;
   onSelect(runnerId: number): void;
   tileUrl: string;
@@ -91,10 +93,10 @@ const escapeHtml = (s: string) =>
 /** Room around the course when the map frames it, so start/finish flags and km labels are not cut at the edge. */
 const COURSE_PADDING: L.PointTuple = [24, 24];
 
-function runnerIcon(row: LeaderboardRow, status: ShownStatus, followed: boolean): L.DivIcon {
+function runnerIcon(row: LeaderboardRow, status: ShownStatus, followed: boolean, pinned = false): L.DivIcon {
   const label = escapeHtml(row.BibNumber ?? String(row.RunnerId));
   return L.divIcon({
-    className: `live-runner live-runner--${status}${followed ? ' live-runner--followed' : ''}`,
+    className: `live-runner live-runner--${status}${followed ? ' live-runner--followed' : ''}${pinned ? ' live-runner--pinned' : ''}`,
     html: `<span class="live-runner__pin" data-runner-id="${row.RunnerId}">${label}</span>`,
     iconSize: [30, 22],
     iconAnchor: [15, 11],
@@ -102,7 +104,7 @@ function runnerIcon(row: LeaderboardRow, status: ShownStatus, followed: boolean)
 }
 
 export default function LiveMap(props: LiveMapProps) {
-  const { track, rows, trails, followId, phase, onSelect, tileUrl, tileAttribution } = props;
+  const { track, rows, trails, followId, phase, onSelect, tileUrl, tileAttribution, pinnedIds } = props;
   const el = useRef<HTMLDivElement>(null);
   const map = useRef<L.Map | null>(null);
   const courseLayer = useRef<L.LayerGroup | null>(null);
@@ -220,12 +222,13 @@ export default function LiveMap(props: LiveMapProps) {
       const at = L.latLng(row.Latitude, row.Longitude);
       const followed = row.RunnerId === followId;
       const status = shownStatus(row.Status, phase);
-      const iconKey = `${status}|${row.BibNumber}|${followed}`;
+      const pinned = pinnedIds?.has(row.RunnerId) ?? false;
+      const iconKey = `${status}|${row.BibNumber}|${followed}|${pinned}`;
       const trailPoints = (trails.get(row.RunnerId) ?? []).map((p) => L.latLng(p[1], p[2]));
       let layer = layers.get(row.RunnerId);
       if (!layer) {
         const marker = L.marker(at, {
-          icon: runnerIcon(row, status, followed),
+          icon: runnerIcon(row, status, followed, pinned),
           title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — ${STATUS_LABEL[status] ?? status}`,
           alt: `${runnerLabel(row)} ${row.FirstName} ${row.LastName}`,
           riseOnHover: true,
@@ -245,12 +248,12 @@ export default function LiveMap(props: LiveMapProps) {
         layer.marker.setLatLng(at);
         layer.trail.setLatLngs(trailPoints);
         if (layer.iconKey !== iconKey) {
-          layer.marker.setIcon(runnerIcon(row, status, followed));
+          layer.marker.setIcon(runnerIcon(row, status, followed, pinned));
           layer.trail.setStyle({ className: `live-trail live-trail--${status}` });
           layer.iconKey = iconKey;
         }
       }
-      layer.marker.setZIndexOffset(followed ? 1000 : 0);
+      layer.marker.setZIndexOffset(followed ? 1000 : pinned ? 500 : 0);
       if (followed) {
         // Zoom in when following starts; afterwards only pan, so the viewer's own zoom is kept.
         if (lastFollowed.current !== row.RunnerId) m.setView(at, Math.max(m.getZoom(), 14));
@@ -315,7 +318,7 @@ export default function LiveMap(props: LiveMapProps) {
         layers.delete(id);
       }
     }
-  }, [rows, trails, followId, track, phase]);
+  }, [rows, trails, followId, track, phase, pinnedIds]);
 
   return (
     <div
