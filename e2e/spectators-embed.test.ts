@@ -79,6 +79,24 @@ describe('embed', () => {
     expect(appErrors(errors)).toEqual([]);
   });
 
+  it('a framed embed that navigates to another page of the app shows only a link to open it in a new tab', async () => {
+    const { page } = await newPage(browser);
+    await page.goto(`${hostUrl}/`);
+    const frame = page.frameLocator('#embed');
+    await frame.locator('.live-board tbody tr').first().waitFor();
+    const inner = page.frames().find((f) => f.url().includes('/embed/'))!;
+    // A client-side navigation inside the frame (as a link in the leaderboard would do).
+    await inner.evaluate((path) => {
+      history.pushState({}, '', path);
+      dispatchEvent(new PopStateEvent('popstate'));
+    }, `/race/${race.raceId}`);
+    await frame.getByText('This page cannot be shown inside another website.').waitFor();
+    expect(await frame.getByRole('link', { name: 'Open it in a new tab' }).getAttribute('target')).toBe(
+      '_blank',
+    );
+    expect(await frame.locator('nav[aria-label="Main"]').count()).toBe(0);
+  });
+
   it('shows the map view and a runner view', async () => {
     const { page, errors } = await newPage(browser, { width: 1200 });
     await page.goto(`${server.url}/embed/race/${race.raceId}?view=map`);

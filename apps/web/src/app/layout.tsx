@@ -54,10 +54,35 @@ function Nav() {
   );
 }
 
+/**
+ * Whether another site shows this page in a frame. The server already forbids that (frame-ancestors 'none') for every
+ * page but the embeds; this stops a framed embed from navigating, inside its frame, to the rest of the app.
+ */
+function framedByAnotherSite(): boolean {
+  if (window.self === window.top) return false;
+  try {
+    return window.top!.location.origin !== window.location.origin;
+  } catch {
+    return true; // another origin's window: reading its location throws
+  }
+}
+
 export function Layout() {
   const { productName } = useAppConfig();
   const auth = useAuth();
   const busy = useBusy();
+  if (framedByAnotherSite()) {
+    return (
+      <main className="container main">
+        <p>
+          This page cannot be shown inside another website.{' '}
+          <a href={window.location.href} target="_blank" rel="noopener">
+            Open it in a new tab
+          </a>
+        </p>
+      </main>
+    );
+  }
   return (
     <>
       <a className="skip-link" href="#main">
