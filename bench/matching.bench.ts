@@ -14,11 +14,13 @@ import {
   nearestOnCourse,
   pointAtDistance,
   prepareCourse,
+  runnerSplits,
   seededRandom,
   windingCourse,
   type Fix,
   type LeaderboardRunner,
   type RaceClock,
+  type SplitCheckpoint,
 } from '@racebeacon/domain';
 
 function timeIt<T>(fn: () => T): { ms: number; result: T } {
@@ -154,4 +156,28 @@ export default async function matchingBench(): Promise<void> {
   console.log(
     `  baseline JSON.stringify of the same ${lb.result.length} rows: ${(json.ms / LB_REPEAT).toFixed(2)} ms (${(json.result.length / 1024).toFixed(0)} KiB); ratio build/serialise ${(lb.ms / json.ms).toFixed(2)}`,
   );
+
+  // Race operations: the same leaderboard with a checkpoint every 2 km (cutoffs on half of them) — each row's last
+  // checkpoint passed and cutoff risk — and every runner's splits, beside the leaderboard without checkpoints.
+  const checkpoints: SplitCheckpoint[] = [];
+  for (let d = 0, id = 1; d < course.lengthM; d += 2000, id++)
+    checkpoints.push({
+      id,
+      kind: d === 0 ? 'start' : 'waypoint',
+      name: `CP${id}`,
+      distanceM: d,
+      cutoffMs: id % 2 ? START + (d / 1000) * 7 * 60_000 : null,
+    });
+  checkpoints.push({ id: 99, kind: 'finish', name: 'Finish', distanceM: course.lengthM, cutoffMs: null });
+  const withCp = timeIt(() => {
+    for (let r = 0; r < LB_REPEAT; r++) buildLeaderboard(runners, course, clock, now, checkpoints);
+  });
+  const splits = timeIt(() => {
+    for (let r = 0; r < LB_REPEAT; r++)
+      for (const x of runners) runnerSplits(x.state, checkpoints, [], clock);
+  });
+  console.log(
+    `buildLeaderboard with ${checkpoints.length} checkpoints (last passed, cutoff risk): ${(withCp.ms / LB_REPEAT).toFixed(2)} ms; ratio to without ${(withCp.ms / lb.ms).toFixed(2)}`,
+  );
+  console.log(`  every runner's splits (GET …/splits): ${(splits.ms / LB_REPEAT).toFixed(2)} ms`);
 }

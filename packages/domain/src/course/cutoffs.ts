@@ -51,15 +51,15 @@ export function cutoffRisk(
   nowMs: number,
 ): CutoffRisk | null {
   if (!ON_COURSE.has(s.status)) return null;
-  const checkedIn = new Set(checkins.map((c) => c.checkpointId));
-  let beyond = false;
-  for (const cp of checkpoints) if (checkedIn.has(cp.id)) beyond = true;
-  for (let i = 0; i < checkpoints.length; i++) {
+  // The furthest checkpoint checked in at: the runner passed every one before it too (the tracker lagging behind).
+  let checkedTo = -1;
+  if (checkins.length > 0) {
+    const ids = new Set(checkins.map((c) => c.checkpointId));
+    for (let i = 0; i < checkpoints.length; i++) if (ids.has(checkpoints[i].id)) checkedTo = i;
+  }
+  for (let i = checkedTo + 1; i < checkpoints.length; i++) {
     const cp = checkpoints[i];
-    if (cp.distanceM <= s.distanceM || checkedIn.has(cp.id)) continue;
-    // A check-in further on means the runner passed this one too (the tracker lagging behind).
-    if (beyond && checkpoints.slice(i + 1).some((c) => checkedIn.has(c.id))) continue;
-    if (cp.cutoffMs === null) continue;
+    if (cp.distanceM <= s.distanceM || cp.cutoffMs === null) continue;
     const eta = etaAtDistance(s, cp.distanceM, nowMs);
     if (eta !== null ? eta > cp.cutoffMs : nowMs > cp.cutoffMs) return { checkpoint: cp, etaMs: eta };
     return null;

@@ -65,8 +65,11 @@ export function passingTime(
   return { t: Math.round(a.t + f * (b.t - a.t)), exact: false };
 }
 
+const NO_CHECKINS: ReadonlyMap<number, number> = new Map();
+
 /** The earliest check-in per checkpoint. */
-function earliestCheckins(checkins: readonly CheckinPassing[]): Map<number, number> {
+function earliestCheckins(checkins: readonly CheckinPassing[]): ReadonlyMap<number, number> {
+  if (checkins.length === 0) return NO_CHECKINS;
   const out = new Map<number, number>();
   for (const c of checkins) {
     const t = out.get(c.checkpointId);
