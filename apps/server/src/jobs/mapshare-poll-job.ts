@@ -16,6 +16,8 @@ export const MAPSHARE_MAX_REQUESTS_PER_HOUR = 1800;
 /** How far back a first poll reads (no fix yet), and how much a later poll overlaps the newest fix. */
 const FIRST_LOOKBACK_MS = 24 * 3600_000;
 const OVERLAP_MS = 3600_000;
+/** 24 hours of 30-second tracking is about 6 MB of KML: anything far beyond is not a MapShare feed. */
+const MAX_FEED_BYTES = 20 * 1024 * 1024;
 
 /** Seconds between two polls of one feed: 2 minutes, longer when many feeds would pass Garmin's hourly limit. */
 export const mapShareIntervalSeconds = (feeds: number) =>
@@ -93,7 +95,12 @@ export class MapSharePollJob implements Job {
     if (res.status === 404)
       throw new Error('MapShare has no page of this name (HTTP 404): check the MapShare name.');
     if (!res.ok) throw new Error(`MapShare answered HTTP ${res.status}`);
-    const read = readMapShareFeed(await res.text(), device.id);
+    const length = Number(res.headers.get('content-length') ?? 0);
+    if (length > MAX_FEED_BYTES)
+      throw new Error(`MapShare answered ${length} bytes, more than a feed can hold`);
+    const text = await res.text();
+    if (text.length > MAX_FEED_BYTES) throw new Error('MapShare answered more than a feed can hold');
+    const read = readMapShareFeed(text, device.id);
     if (!read.ok) throw new Error(`MapShare feed unreadable: ${read.error.message}`);
     const result = await ingest.acceptEach('mapshare', read.batch);
     const skipped = ingest.skipped(read.batch, result);

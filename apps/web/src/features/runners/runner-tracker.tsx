@@ -33,7 +33,7 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
   return (
     <div className="tracker-check" data-testid="tracker-check">
       <p>
-        <span className={`pill ${fresh ? 'pill-live' : 'pill-muted'}`} data-testid="tracker-age">
+        <span className={`pill ${fresh ? 'pill-accent' : 'pill-muted'}`} data-testid="tracker-age">
           {fixAgeText(tracker.LastFixAgeSeconds)}
         </span>
       </p>
