@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { FlowAnswer, LeaderboardRow, ReplayAnswer } from '@racebeacon/domain';
-import { checkpoints, positions } from '../src/db/schema';
+import { checkpoints, positions, races, runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { pointAlong, seedLiveRace, type SeededRace, type SeededRunner } from './support/live-seed';
@@ -245,6 +245,34 @@ describe.each(dbKinds)('replay and race-flow (%s)', (kind) => {
     const res = await t.app.inject({ url: `/api/open/races/${race.raceId}/replay${query}` });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+  });
+
+  it('is as public as the race: no position for a hidden runner, no trails when private, the public delay', async () => {
+    await t.app.db
+      .update(runners)
+      .set({ hidePosition: true })
+      .where(eq(runners.id, race.runners[0].runnerId));
+    await t.app.db
+      .update(races)
+      .set({ trailsPublic: false, publicDelayMin: 25 })
+      .where(eq(races.id, race.raceId));
+    const a = await replay(`?at=${iso(at(56))}`);
+    expect(latest(a, 0)).toBeNull();
+    expect(row(a, '1').Latitude).toBeNull();
+    expect(row(a, '1').DistanceKm).toBeCloseTo(3.5, 1);
+    expect(latest(a, 1)?.[0]).toBe(at(30));
+    expect(a.Positions.every((p) => p.Trail.length === 0)).toBe(true);
+    // 25 minutes late: the replay ends 25 minutes ago (minute 35 of the race), so minute 56 is shown as then.
+    expect(Date.parse(a.To)).toBeLessThanOrEqual(Date.now() - 25 * MIN);
+    expect(a.At).toBe(a.To);
+    await t.app.db
+      .update(runners)
+      .set({ hidePosition: false })
+      .where(eq(runners.id, race.runners[0].runnerId));
+    await t.app.db
+      .update(races)
+      .set({ trailsPublic: true, publicDelayMin: 0 })
+      .where(eq(races.id, race.raceId));
   });
 
   it.each(['replay', 'flow'])('%s of a race that is not public or does not exist: 404', async (route) => {

@@ -15,7 +15,7 @@ import {
 } from '@racebeacon/domain';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
-import type { CheckpointRow, ReceivedFixRow } from './replay-repository';
+import type { CheckpointRow, ReceivedFixRow, ReplayPrivacy } from './replay-repository';
 import {
   batteryLabel,
   hasBattery,
@@ -117,8 +117,12 @@ export class RaceReplay {
     return { fromMs, toMs: fromMs !== null ? Math.max(fromMs, toMs) : toMs };
   }
 
-  /** The race at `atMs` (clamped to the range) with trails of at most `trail` fixes. */
-  at(requestedMs: number, nowMs: number, trail: number): ReplayAnswer {
+  /**
+   * The race at `atMs` (clamped to the range) with trails of at most `trail` fixes, as public as the race allows:
+   * `nowMs` already set back by the public delay, no trails when they are private, no position for a runner who hides
+   * it.
+   */
+  at(requestedMs: number, nowMs: number, trail: number, privacy?: ReplayPrivacy): ReplayAnswer {
     const { fromMs, toMs } = this.range(nowMs);
     const atMs = Math.min(toMs, fromMs !== null ? Math.max(fromMs, requestedMs) : requestedMs);
     const course = this.live.course;
@@ -140,10 +144,11 @@ export class RaceReplay {
           break;
         }
       }
+      const hidden = privacy?.hiddenRunnerIds.has(r.info.id) ?? false;
       const Trail: TrailPoint[] = [];
-      for (let i = Math.max(0, count - trail); i < count; i++)
-        Trail.push([fixes[i].t, fixes[i].lat, fixes[i].lon]);
-      const last = count > 0 ? fixes[count - 1] : null;
+      const from = hidden || privacy?.trailsPublic === false ? count : Math.max(0, count - trail);
+      for (let i = from; i < count; i++) Trail.push([fixes[i].t, fixes[i].lat, fixes[i].lon]);
+      const last = count > 0 && !hidden ? fixes[count - 1] : null;
       Positions.push({ RunnerId: r.info.id, Latest: last ? [last.t, last.lat, last.lon] : null, Trail });
       if (!course) {
         noCourseRows.push(rowWithoutCourse({ ...r, fixes: last ? [last] : [], batteryState: battery }));
@@ -162,9 +167,14 @@ export class RaceReplay {
         state,
       });
     }
-    const Leaderboard = course
+    const rows = course
       ? withRunnerStaleness(buildLeaderboard(input, course, clock, atMs), states, clock, atMs)
       : noCourseRows;
+    const Leaderboard = privacy?.hiddenRunnerIds.size
+      ? rows.map((row) =>
+          privacy.hiddenRunnerIds.has(row.RunnerId) ? { ...row, Latitude: null, Longitude: null } : row,
+        )
+      : rows;
     return {
       At: new Date(atMs).toISOString(),
       From: fromMs === null ? null : new Date(fromMs).toISOString(),

@@ -1,7 +1,7 @@
 import type { FlowAnswer, ReplayAnswer } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { RaceReplay, REREAD_ID_WINDOW } from './race-replay';
-import { listCheckpoints, listReceivedFixes } from './replay-repository';
+import { findReplayPrivacy, listCheckpoints, listReceivedFixes } from './replay-repository';
 import { listLiveRunners } from './repository';
 import type { LiveService } from './service';
 
@@ -36,14 +36,19 @@ export class ReplayService {
   /** The race at `atMs` (default: now or the end), clamped between the start and now/the end. */
   async replay(raceId: number, atMs: number | undefined, trail = REPLAY_TRAIL): Promise<ReplayAnswer> {
     const replay = await this.current(raceId);
-    const now = this.now();
-    return replay.at(atMs ?? now, now, trail);
+    const privacy = await findReplayPrivacy(this.opts.db, raceId);
+    // Spectators see the race `publicDelayMin` late: the replay ends there too.
+    const now = this.now() - privacy.publicDelayMin * 60_000;
+    return replay.at(atMs ?? now, now, trail, privacy);
   }
 
   async flow(raceId: number): Promise<FlowAnswer> {
     const replay = await this.current(raceId);
-    const checkpoints = await listCheckpoints(this.opts.db, raceId);
-    return replay.flow(this.now(), checkpoints);
+    const [checkpoints, privacy] = await Promise.all([
+      listCheckpoints(this.opts.db, raceId),
+      findReplayPrivacy(this.opts.db, raceId),
+    ]);
+    return replay.flow(this.now() - privacy.publicDelayMin * 60_000, checkpoints);
   }
 
   private async current(raceId: number): Promise<RaceReplay> {
