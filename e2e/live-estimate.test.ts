@@ -70,3 +70,19 @@ it.each([1280, 375])('a silent runner shows a hollow estimated marker, labelled,
   expect(errors).toEqual([]);
   await context.close();
 });
+
+it('the runner page shows the ETA range and the estimate', async () => {
+  const [a] = race.runners;
+  const { page, errors, context } = await newPage(browser, { width: 1280 });
+  await page.goto(`${server.url}/race/${race.raceId}/runner/${a.bib}`);
+  const estimate = page.getByTestId('runner-estimate');
+  await estimate.waitFor();
+  await expect(estimate.textContent()).resolves.toMatch(/^estimated \d+\.\d km/);
+  // ETA finish with its range: "06:30 AM (06:26 AM–06:35 AM)" in the page's locale.
+  await expect(page.locator('dt', { hasText: 'ETA finish' }).locator('+ dd').textContent()).resolves.toMatch(
+    /\(.+–.+\)/,
+  );
+  await screenshot(page, 'live-estimate-runner-page-1280');
+  expect(errors).toEqual([]);
+  await context.close();
+});

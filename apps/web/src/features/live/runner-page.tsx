@@ -13,7 +13,10 @@ import {
   formatBattery,
   formatClock,
   formatDuration,
+  formatEstimate,
+  formatEtaRange,
   formatKmValue,
+  formatNextWaypoint,
   formatPace,
   runnerLabel,
   STATUS_LABEL,
@@ -146,8 +149,26 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
         </div>
         <div>
           <dt>{row.Status === 'finished' ? 'Finished' : 'ETA finish'}</dt>
-          <dd>{row.Status === 'finished' ? formatClock(row.FinishTime) : formatClock(row.EtaFinish)}</dd>
+          <dd>
+            {row.Status === 'finished'
+              ? formatClock(row.FinishTime)
+              : formatEtaRange(row.EtaFinish, row.EtaFinishEarliest, row.EtaFinishLatest)}
+          </dd>
         </div>
+        {row.Status !== 'finished' && formatNextWaypoint(row) ? (
+          <div>
+            <dt>Next aid station</dt>
+            <dd>{formatNextWaypoint(row)}</dd>
+          </div>
+        ) : null}
+        {formatEstimate(row) ? (
+          <div>
+            <dt>Now (no fix)</dt>
+            <dd className="live-row__estimate" data-testid="runner-estimate">
+              {formatEstimate(row)}
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Elapsed</dt>
           <dd>{formatDuration(row.ElapsedSeconds)}</dd>
