@@ -146,7 +146,7 @@ export async function navItems(page: Page): Promise<string[]> {
 
 /**
  * The app's own console errors: Chromium also logs every non-2xx response as "Failed to load resource", which is
- * the network, not the app (a race without a course answers 404 by design).
+ * the network, not the app (an unknown race's 404, a refused stream's 429).
  */
 export function appErrors(errors: string[]): string[] {
   return errors.filter((e) => !e.startsWith('Failed to load resource:'));
