@@ -100,6 +100,23 @@ describe.each(dbKinds)('checkpoints and cutoffs (%s)', (kind) => {
     expect((await call(t, 'GET', `/api/open/races/${raceId}/checkpoints`)).json()).toEqual([]);
   });
 
+  it('an aid station passed out and back is two checkpoints, one per pass', async () => {
+    const raceId = await createRace(t, alice, { Name: 'Out and back' }, { approve: true, adminToken: admin });
+    const out = [];
+    for (let i = 0; i <= 30; i++) out.push(46 + i * 0.001);
+    const lats = [...out, ...out.slice(0, -1).reverse()];
+    const body = `<?xml version="1.0"?><gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><wpt lat="46.01" lon="7"><name>Aid</name></wpt><trk><trkseg>${lats
+      .map((lat) => `<trkpt lat="${lat.toFixed(4)}" lon="7.0000"></trkpt>`)
+      .join('')}</trkseg></trk></gpx>`;
+    expect((await upload(raceId, body)).statusCode).toBe(201);
+    const list = (await call(t, 'GET', `/api/open/races/${raceId}/checkpoints`)).json();
+    expect(list.map((c: { Name: string }) => c.Name)).toEqual(['Start', 'Aid', 'Aid (2)', 'Finish']);
+    const [, aid, back, finish] = list;
+    expect(aid.DistanceKm).toBeCloseTo(1.11, 1);
+    // The second pass is as far from the finish as the first is from the start.
+    expect(finish.DistanceKm - back.DistanceKm).toBeCloseTo(aid.DistanceKm, 2);
+  });
+
   it('answers bad cutoffs, unknown checkpoints and other directors without writing', async () => {
     const raceId = await createRace(t, alice, { Name: 'Bad' });
     await upload(raceId, gpx([{ name: 'Col', lat: 46.01 }]));

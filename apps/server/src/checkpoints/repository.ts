@@ -20,7 +20,7 @@ export interface CourseOutline {
   lengthM: number;
   first: [number, number, number | null] | null;
   last: [number, number, number | null] | null;
-  waypoints: { name: string; lat: number; lon: number; distanceM?: number | null }[];
+  waypoints: { name: string; lat: number; lon: number; distanceM?: number | null; passesM?: number[] }[];
 }
 
 /** Waypoints this close (m along the course) to the start or finish are that start or finish, not extra checkpoints. */
@@ -28,22 +28,27 @@ const END_MERGE_M = 50;
 
 /**
  * The checkpoints of a course: start, the named waypoints that lie on the course (by distance; off-course ones have
- * no distance and are left out), finish. Pure.
+ * no distance and are left out) — one per pass when the course passes a waypoint again (laps, out-and-back: "Aid",
+ * "Aid (2)", …) — and finish. Pure.
  */
 export function planCheckpoints(c: CourseOutline): CheckpointPlan[] {
   if (!c.first || !c.last) return [];
   const plan: CheckpointPlan[] = [
     { kind: 'start', name: 'Start', distanceM: 0, lat: c.first[1], lon: c.first[0] },
   ];
-  const onCourse = c.waypoints
-    .filter((w) => typeof w.distanceM === 'number' && Number.isFinite(w.distanceM))
-    .map((w) => ({ ...w, distanceM: w.distanceM as number }))
-    .filter((w) => w.distanceM > END_MERGE_M && w.distanceM < c.lengthM - END_MERGE_M)
-    .sort((a, b) => a.distanceM - b.distanceM);
-  for (const w of onCourse) {
-    const name = w.name.trim() || `Waypoint at ${(w.distanceM / 1000).toFixed(1)} km`;
-    plan.push({ kind: 'waypoint', name, distanceM: w.distanceM, lat: w.lat, lon: w.lon });
+  const onCourse: CheckpointPlan[] = [];
+  for (const w of c.waypoints) {
+    if (typeof w.distanceM !== 'number' || !Number.isFinite(w.distanceM)) continue;
+    const passes = w.passesM && w.passesM.length > 1 ? w.passesM : [w.distanceM];
+    const base = w.name.trim() || `Waypoint at ${(w.distanceM / 1000).toFixed(1)} km`;
+    passes.forEach((d, k) => {
+      if (!(d > END_MERGE_M && d < c.lengthM - END_MERGE_M)) return;
+      const name = k === 0 ? base : `${base} (${k + 1})`;
+      onCourse.push({ kind: 'waypoint', name, distanceM: d, lat: w.lat, lon: w.lon });
+    });
   }
+  onCourse.sort((a, b) => a.distanceM - b.distanceM);
+  plan.push(...onCourse);
   plan.push({ kind: 'finish', name: 'Finish', distanceM: c.lengthM, lat: c.last[1], lon: c.last[0] });
   return plan;
 }
@@ -80,20 +85,20 @@ async function measureWaypoints(db: DbOrTx, raceId: number, outline: CourseOutli
   } catch {
     return outline; // a degenerate course: only the ends
   }
-  const firstPass = new Map<string, number>();
+  const passes = new Map<string, number[]>();
   for (const p of prepared.waypoints) {
     const key = `${p.name}\u0001${p.lat}\u0001${p.lon}`;
-    if (!firstPass.has(key)) firstPass.set(key, p.distanceM);
+    const list = passes.get(key) ?? [];
+    list.push(p.distanceM);
+    passes.set(key, list);
   }
   return {
     ...outline,
-    waypoints: outline.waypoints.map((w) => ({
-      ...w,
-      distanceM:
-        w.distanceM !== undefined
-          ? w.distanceM
-          : (firstPass.get(`${w.name}\u0001${w.lat}\u0001${w.lon}`) ?? null),
-    })),
+    waypoints: outline.waypoints.map((w) => {
+      if (w.distanceM !== undefined) return w;
+      const all = passes.get(`${w.name}\u0001${w.lat}\u0001${w.lon}`);
+      return { ...w, distanceM: all ? all[0] : null, passesM: all };
+    }),
   };
 }
 

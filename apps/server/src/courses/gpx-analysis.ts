@@ -10,22 +10,28 @@ export interface AnalysedGpx {
   geometryJson: string;
 }
 
-/** Each waypoint with the distance along the course of its first pass (null when it is not near the course). */
+/**
+ * Each waypoint with the distance along the course of its first pass (null when it is not near the course) and,
+ * when the course passes it more than once (laps, out-and-back), every pass.
+ */
 function projectWaypoints(parsed: ParsedGpx): CourseGeometry['waypoints'] {
   const prepared = prepareCourse({ points: parsed.points, waypoints: parsed.waypoints });
   // prepared.waypoints is sorted by distance: the first entry per waypoint is its first pass.
-  const firstPass = new Map<string, number>();
+  const passes = new Map<string, number[]>();
   for (const p of prepared.waypoints) {
     const key = `${p.name}\u0001${p.lat}\u0001${p.lon}`;
-    if (!firstPass.has(key)) firstPass.set(key, p.distanceM);
+    const list = passes.get(key) ?? [];
+    list.push(Math.round(p.distanceM * 10) / 10);
+    passes.set(key, list);
   }
   return parsed.waypoints.map((w) => {
-    const d = firstPass.get(`${w.name}\u0001${w.lat}\u0001${w.lon}`);
+    const all = passes.get(`${w.name}\u0001${w.lat}\u0001${w.lon}`);
     return {
       name: w.name,
       lat: w.lat,
       lon: w.lon,
-      distanceM: d === undefined ? null : Math.round(d * 10) / 10,
+      distanceM: all === undefined ? null : all[0],
+      ...(all && all.length > 1 ? { passesM: all } : {}),
     };
   });
 }

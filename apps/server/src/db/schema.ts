@@ -86,8 +86,11 @@ export const runners = pgTable(
 /** Course geometry as parsed from GPX: [lon, lat, ele|null] points, and waypoints. */
 export interface CourseGeometry {
   points: [number, number, number | null][];
-  /** distanceM: along the course to the waypoint's first pass, null when it is off the course (set at upload). */
-  waypoints: { name: string; lat: number; lon: number; distanceM?: number | null }[];
+  /**
+   * distanceM: along the course to the waypoint's first pass, null when it is off the course (set at upload);
+   * passesM: every pass (an aid station on a lap or out-and-back course is reached more than once), when known.
+   */
+  waypoints: { name: string; lat: number; lon: number; distanceM?: number | null; passesM?: number[] }[];
 }
 
 export const courses = pgTable(
