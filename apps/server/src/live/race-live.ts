@@ -70,8 +70,10 @@ function rowKey(r: LeaderboardRow): string {
     r.EtaNextWaypointLatest,
     r.EtaFinishEarliest,
     r.EtaFinishLatest,
-    // A silent runner's estimate moves with the clock: pushed again every 100 m it moves (and when it ends).
-    r.EstimatedDistanceKm == null ? '' : Math.round(r.EstimatedDistanceKm * 10),
+    // A silent runner's estimate moves with the clock. It is pushed when it appears, then again every whole km it
+    // moves (and when it ends): at every 100 m, 2,500 silent runners re-sent every row about 7 times per 2.5-minute
+    // cycle (bench/wire.bench.ts). The row carries EstimatedAt, so the browser says when the estimate was made.
+    r.EstimatedDistanceKm == null ? '' : Math.floor(r.EstimatedDistanceKm),
     r.LastCheckpoint,
     r.LastCheckpointTime,
     r.CutoffRisk,
