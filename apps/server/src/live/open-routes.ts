@@ -19,6 +19,11 @@ const leaderboardQuery = z.object({
   search: z.string().trim().max(100).optional(),
 });
 
+const streamQuery = z.object({
+  /** The last event id seen, for a new EventSource (it cannot send the Last-Event-ID header itself). */
+  lastEventId: z.string().max(100).optional(),
+});
+
 const positionsQuery = z.object({
   since: z.iso.datetime({ offset: true }).optional(),
 });
@@ -106,19 +111,19 @@ export default async function openRoutes(fastify: FastifyInstance) {
         summary: 'Server-Sent Events: a snapshot, then batched updates of the runners that changed',
         description:
           'Streams are capped per client address (LIVE_MAX_STREAMS_PER_CLIENT: 429) and per server process ' +
-          '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}.',
+          '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
+          'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
+          'set the header), on any process of a cluster.',
         params,
+        querystring: streamQuery,
       },
     },
     async (request, reply) => {
-      const lastEventId = request.headers['last-event-id'];
+      const header = request.headers['last-event-id'];
+      const lastEventId = typeof header === 'string' ? header : request.query.lastEventId;
       let open;
       try {
-        open = await app.live.prepareStream(
-          request.params.id,
-          request.ip,
-          typeof lastEventId === 'string' ? lastEventId : undefined,
-        );
+        open = await app.live.prepareStream(request.params.id, request.ip, lastEventId);
       } catch (err) {
         if (!(err instanceof StreamLimitError)) throw err;
         return reply

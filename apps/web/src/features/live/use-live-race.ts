@@ -29,7 +29,10 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let failures = 0;
     let stopped = false;
+    /** The last event id seen: a new EventSource (after the browser gave up) resumes from it too. */
+    let lastEventId = '';
     const parse = <T>(e: MessageEvent): T | null => {
+      if (e.lastEventId) lastEventId = e.lastEventId;
       try {
         return JSON.parse(e.data as string) as T;
       } catch {
@@ -42,7 +45,8 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
       setStatus(next);
     };
     const open = () => {
-      const es = new EventSource(`/api/open/races/${raceId}/live`);
+      const resume = lastEventId ? `?lastEventId=${encodeURIComponent(lastEventId)}` : '';
+      const es = new EventSource(`/api/open/races/${raceId}/live${resume}`);
       source = es;
       es.addEventListener('snapshot', (e) => {
         const msg = parse<SnapshotMessage>(e as MessageEvent);
