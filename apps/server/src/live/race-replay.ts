@@ -104,7 +104,13 @@ export class RaceReplay {
         tl.add(group, rows[k].receivedMs);
       }
       k = e;
+      // Keep only the ids that can be read again (a full build would otherwise hold every id of the race).
+      if (this.seen.size > 4 * REREAD_ID_WINDOW) this.pruneSeen();
     }
+    this.pruneSeen();
+  }
+
+  private pruneSeen(): void {
     for (const id of this.seen) if (id <= this.maxId - REREAD_ID_WINDOW) this.seen.delete(id);
   }
 

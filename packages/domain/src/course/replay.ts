@@ -87,8 +87,11 @@ function countAtMost(sorted: readonly number[], x: number): number {
   return lo;
 }
 
-/** How many folds back a segment keeps the matcher's window (how late a fix can be and still resume the fold). */
-const KEEP_WINDOWS = 32;
+/**
+ * How many folds back the newest segment keeps the matcher's window (how many fixes late a fix can be and still
+ * resume the fold; one later refolds from the start). Older segments keep none: a late fix always resumes the newest.
+ */
+const KEEP_WINDOWS = 16;
 
 const validFix = (f: Fix) => Number.isFinite(f.t) && Number.isFinite(f.lat) && Number.isFinite(f.lon);
 
@@ -169,6 +172,8 @@ export class RunnerTimeline<F extends Fix = Fix> {
       seg.arrivedMs = all.map(() => at);
     }
     for (let j = own; j < all.length; j++) this.fold(seg, j);
+    // The segment before is final now: its matcher windows are never resumed again (memory).
+    if (prev) prev.matchWindow = [];
     this.segments.push(seg);
   }
 
