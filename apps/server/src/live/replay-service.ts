@@ -28,6 +28,7 @@ export class ReplayService {
   /** One update at a time per race: concurrent readers wait for the same read. */
   private readonly updating = new Map<number, Promise<RaceReplay>>();
   private readonly now: () => number;
+  private readonly flows = new Map<number, { key: string; answer: FlowAnswer }>();
 
   constructor(private readonly opts: ReplayServiceOptions) {
     this.now = opts.now ?? Date.now;
@@ -48,7 +49,14 @@ export class ReplayService {
       listCheckpoints(this.opts.db, raceId),
       findReplayPrivacy(this.opts.db, raceId),
     ]);
-    return replay.flow(this.now() - privacy.publicDelayMin * 60_000, checkpoints);
+    // Every viewer of a race reads the same chart: one answer per state of the race, minute and checkpoints.
+    const now = this.now() - privacy.publicDelayMin * 60_000;
+    const key = `${replay.generation}:${replay.liveVersion}:${Math.floor(now / 60_000)}:${JSON.stringify(checkpoints)}`;
+    const cached = this.flows.get(raceId);
+    if (cached?.key === key) return cached.answer;
+    const answer = replay.flow(now, checkpoints);
+    this.flows.set(raceId, { key, answer });
+    return answer;
   }
 
   private async current(raceId: number): Promise<RaceReplay> {
@@ -92,6 +100,7 @@ export class ReplayService {
       let oldest: [number, RaceReplay] | null = null;
       for (const e of this.races) if (!oldest || e[1].lastUsed < oldest[1].lastUsed) oldest = e;
       this.races.delete(oldest![0]);
+      this.flows.delete(oldest![0]);
     }
   }
 
