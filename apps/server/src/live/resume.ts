@@ -37,6 +37,8 @@ export class ResumeLog {
   private received: number[] = [];
   private fixes: Fix[] = [];
   private head = 0;
+  /** Entries sliced off the front of the arrays (for `size`). */
+  private dropped = 0;
 
   constructor(nowMs: number) {
     // Fixes committed after now are delivered to this process from now on; their received_at is at most their
@@ -58,10 +60,16 @@ export class ResumeLog {
       this.head++;
     }
     if (this.head > 4096 && this.head * 2 > this.received.length) {
+      this.dropped += this.head;
       this.received = this.received.slice(this.head);
       this.fixes = this.fixes.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /** Fixes added so far (a change marker). */
+  get size(): number {
+    return this.received.length + this.dropped;
   }
 
   /** Every fix received after `sinceMs`, or null when the log may not hold them all. */
@@ -107,6 +115,14 @@ export function parseEventId(id: string): { build: string; seq: number; watermar
 }
 
 const rowsJson = new WeakMap<RaceEntry, { version: number; bucket: number; json: string }>();
+/**
+ * The last resume answered per race: the viewers of a process that went away all come with the same last id, so
+ * a crowd of them costs one scan of the log and one message.
+ */
+const lastResume = new WeakMap<
+  RaceEntry,
+  { watermark: number; version: number; bucket: number; id: string; logSize: number; message: Buffer }
+>();
 
 /**
  * What a viewer that saw everything up to `watermark` (on any process) misses: one `update` with every runner's
@@ -121,9 +137,20 @@ export function resumeFromWatermark(
   id: string,
 ): Buffer | null {
   const log = logs.get(entry);
-  const fixes = log?.since(watermark - RESUME_MARGIN_MS);
-  if (!fixes) return null;
   const bucket = Math.floor(now / 5000);
+  const memo = lastResume.get(entry);
+  if (
+    log &&
+    memo &&
+    memo.watermark === watermark &&
+    memo.version === entry.live.version &&
+    memo.bucket === bucket &&
+    memo.id === id &&
+    memo.logSize === log.size
+  )
+    return memo.message;
+  const fixes = log?.since(watermark - RESUME_MARGIN_MS);
+  if (!log || !fixes) return null;
   let rows = rowsJson.get(entry);
   if (!rows || rows.version !== entry.live.version || rows.bucket !== bucket) {
     rows = { version: entry.live.version, bucket, json: JSON.stringify(entry.live.leaderboard(now)) };
@@ -133,5 +160,7 @@ export function resumeFromWatermark(
   const data =
     `{"Seq":${entry.seq},"At":${JSON.stringify(new Date(now).toISOString())},"Rows":${rows.json},` +
     `"Ranks":[],"Fixes":${JSON.stringify(fixes)}}`;
-  return encodeSseMessage('update', data, id);
+  const message = encodeSseMessage('update', data, id);
+  lastResume.set(entry, { watermark, version: entry.live.version, bucket, id, logSize: log.size, message });
+  return message;
 }
