@@ -268,7 +268,13 @@ export class RaceLive {
       statuses: new Map(this.leaderboard(nowMs).map((row) => [row.RunnerId, row.Status])),
       cutoffRisks:
         this.course && this.checkpoints.some((c) => c.cutoffMs !== null)
-          ? cutoffRisksOf(this.leaderboard(nowMs), this.runners, this.checkpoints, nowMs)
+          ? cutoffRisksOf(
+              this.leaderboard(nowMs),
+              this.runners,
+              this.checkpoints,
+              nowMs,
+              this.course ? { course: this.course, startMs: this.clock.startMs } : undefined,
+            )
           : undefined,
     };
     return [...this.runners.values()].map((r) => alertSubjectOf(r, context));

@@ -3,6 +3,7 @@ import {
   emptyRunnerState,
   runnerSplits,
   type CutoffRisk,
+  type EtaTerrain,
   type LeaderboardRow,
   type RaceClock,
   type RunnerSplits,
@@ -40,13 +41,14 @@ export function cutoffRisksOf(
   runners: Map<number, RunnerLive>,
   checkpoints: readonly SplitCheckpoint[],
   nowMs: number,
+  terrain?: EtaTerrain,
 ): Map<number, CutoffRisk> {
   const out = new Map<number, CutoffRisk>();
   for (const row of rows) {
     if (!row.CutoffRisk) continue;
     const r = runners.get(row.RunnerId);
     if (!r?.state) continue;
-    const risk = cutoffRisk({ ...r.state, status: row.Status }, checkpoints, r.checkins, nowMs);
+    const risk = cutoffRisk({ ...r.state, status: row.Status }, checkpoints, r.checkins, nowMs, terrain);
     if (risk) out.set(row.RunnerId, risk);
   }
   return out;

@@ -2,8 +2,15 @@
  * Cutoffs: a racing runner expected at a checkpoint after its cutoff is at risk (the leaderboard's CutoffRisk and
  * the HQ's `cutoff-risk` alert). The ETA is read through `etaAtDistance`, the one place a checkpoint ETA is made.
  */
+import { etaRange } from './eta';
 import type { CheckinPassing, SplitCheckpoint } from './splits';
-import type { RunnerState, RunnerStatus } from './types';
+import type { PreparedCourse, RunnerState, RunnerStatus } from './types';
+
+/** The course and race start, for the terrain-aware ETA (`eta.ts`); without them the flat pace is used. */
+export interface EtaTerrain {
+  course: PreparedCourse;
+  startMs: number | null;
+}
 
 /** Half recent, half average pace (the matcher's blend for its own ETAs). */
 function pace(s: Pick<RunnerState, 'paceSecPerKm' | 'recentPaceSecPerKm'>): number | null {
@@ -14,17 +21,23 @@ function pace(s: Pick<RunnerState, 'paceSecPerKm' | 'recentPaceSecPerKm'>): numb
 }
 
 /**
- * When a runner on the course is expected at `distanceM` (epoch ms), from their last progress and pace; never
- * earlier than `nowMs` for a distance not reached yet. Null without a pace (too little progress yet).
+ * When a runner on the course is expected at `distanceM` (epoch ms): with `terrain`, the grade-adjusted ETA the
+ * leaderboard shows (`etaRange`), else (or while that model has too little to go on) from their last progress and
+ * flat pace; never earlier than `nowMs` for a distance not reached yet. Null without a pace (too little progress yet).
  */
 export function etaAtDistance(
   s: Pick<RunnerState, 'progress' | 'paceSecPerKm' | 'recentPaceSecPerKm'>,
   distanceM: number,
   nowMs: number,
+  terrain?: EtaTerrain,
 ): number | null {
   const p = s.progress;
   if (p.length === 0) return null;
   const last = p[p.length - 1];
+  if (terrain && terrain.startMs !== null) {
+    const range = etaRange(terrain.course, p, terrain.startMs, distanceM);
+    if (range !== null) return Math.max(nowMs, range.etaMs);
+  }
   const secPerKm = pace(s);
   if (secPerKm === null) return null;
   // ms per metre is seconds per kilometre.
@@ -49,6 +62,7 @@ export function cutoffRisk(
   checkpoints: readonly SplitCheckpoint[],
   checkins: readonly CheckinPassing[],
   nowMs: number,
+  terrain?: EtaTerrain,
 ): CutoffRisk | null {
   if (!ON_COURSE.has(s.status)) return null;
   // The furthest checkpoint checked in at: the runner passed every one before it too (the tracker lagging behind).
@@ -60,7 +74,7 @@ export function cutoffRisk(
   for (let i = checkedTo + 1; i < checkpoints.length; i++) {
     const cp = checkpoints[i];
     if (cp.distanceM <= s.distanceM || cp.cutoffMs === null) continue;
-    const eta = etaAtDistance(s, cp.distanceM, nowMs);
+    const eta = etaAtDistance(s, cp.distanceM, nowMs, terrain);
     if (eta !== null ? eta > cp.cutoffMs : nowMs > cp.cutoffMs) return { checkpoint: cp, etaMs: eta };
     return null;
   }

@@ -35,7 +35,7 @@ export {
   type RunnerSplit,
   type SectionPace,
 } from './splits';
-export { etaAtDistance, cutoffRisk, type CutoffRisk } from './cutoffs';
+export { etaAtDistance, cutoffRisk, type CutoffRisk, type EtaTerrain } from './cutoffs';
 export { RunnerTimeline, type TimelineState, type ReplayAnswer } from './replay';
 export {
   flowSeries,

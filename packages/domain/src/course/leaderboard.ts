@@ -82,6 +82,7 @@ export function buildLeaderboard(
   nowMs: number,
   checkpoints: readonly SplitCheckpoint[] = [],
 ): LeaderboardRow[] {
+  const terrain = { course, startMs: clock.startMs };
   const ranked: Ranked[] = runners.map((r) => {
     const { s, group } = withManualStatus(r, refreshRunnerState(course, r.state, clock, nowMs));
     const reachedMs = s.finishMs ?? firstReached(s.progress, s.distanceM) ?? Infinity;
@@ -107,7 +108,8 @@ export function buildLeaderboard(
       checkpoints.length > 0 && x.group !== GROUP.dns
         ? lastCheckpointPassed(s, checkpoints, checkins, clock)
         : null;
-    const risk = checkpoints.length > 0 ? cutoffRisk(s, checkpoints, checkins, nowMs) !== null : false;
+    const risk =
+      checkpoints.length > 0 ? cutoffRisk(s, checkpoints, checkins, nowMs, terrain) !== null : false;
     rows.push({
       Rank: ranks ? rank : null,
       RunnerId: r.RunnerId,
