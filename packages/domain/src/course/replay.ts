@@ -100,6 +100,7 @@ export class RunnerTimeline<F extends Fix = Fix> {
   private readonly segments: Segment<F>[] = [];
   private readonly o: MatchOptions;
   private lastArrivalMs = -Infinity;
+  private lastPrefix: { owner: Segment<F>; len: number; progress: ProgressPoint[] } | null = null;
 
   constructor(
     private readonly course: PreparedCourse,
@@ -212,7 +213,15 @@ export class RunnerTimeline<F extends Fix = Fix> {
     for (let i = segs.indexOf(seg); j < owner.own && i > 0;) owner = segs[--i];
     const k = j - owner.own;
     const len = owner.progressLen[k];
-    const progress = owner.state.progress.slice(0, len);
+    // The same progress array for the same prefix (a runner between two fixes, a finisher): what is derived from a
+    // runner's progress and cached per array (the pace model of the ETAs) is then not derived again.
+    let progress: ProgressPoint[];
+    const c = this.lastPrefix;
+    if (!fresh && c && c.owner === owner && c.len === len) progress = c.progress;
+    else {
+      progress = owner.state.progress.slice(0, len);
+      if (!fresh) this.lastPrefix = { owner, len, progress };
+    }
     const finished = owner.finishAt >= 0 && j >= owner.finishAt;
     const lf = owner.lastFixIdx[k];
     return {
@@ -221,7 +230,7 @@ export class RunnerTimeline<F extends Fix = Fix> {
       finishMs: finished ? owner.state.finishMs : null,
       lastFix: lf >= 0 ? owner.fixes[lf] : null,
       lastOnCourseMs: owner.lastOnCourseMs[k],
-      progress: fresh ? progress.map((p) => p) : progress,
+      progress,
       isOffCourse: owner.offCourse[k],
       pendingJump: owner.pendingJump[k],
       ...(owner.matchWindow[k] ? { matchWindow: owner.matchWindow[k] } : {}),
