@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { FlowAnswer, LeaderboardRow, ReplayAnswer } from '@racebeacon/domain';
-import { checkpoints, positions, races, runners } from '../src/db/schema';
+import { checkinEntries, checkpoints, positions, races, runners, runnerStatusLog } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { pointAlong, seedLiveRace, type SeededRace, type SeededRunner } from './support/live-seed';
@@ -233,6 +233,67 @@ describe.each(dbKinds)('replay and race-flow (%s)', (kind) => {
       { Name: 'Aid 1', DistanceKm: 5, Cutoff: cutoff.toISOString() },
       { Name: 'Finish', DistanceKm: 10, Cutoff: null },
     ]);
+  });
+
+  it('statuses set by people and check-ins count from when they were recorded', async () => {
+    // Checkpoints of the previous test (Aid 1 at 5 km). Runner 3 recorded DNF at minute 52 at 4 km; runner 1 checked
+    // in at Aid 1 at minute 56, the volunteer's phone sending it at minute 57.
+    const [r1, , r3] = race.runners;
+    const [aid] = await t.app.db
+      .select({ id: checkpoints.id })
+      .from(checkpoints)
+      .where(eq(checkpoints.raceId, race.raceId))
+      .orderBy(checkpoints.seq)
+      .offset(1)
+      .limit(1);
+    await t.app.db
+      .update(runners)
+      .set({ status: 'DNF', statusReason: 'knee', statusAt: new Date(at(52)), statusDistanceM: 4000 })
+      .where(eq(runners.id, r3.runnerId));
+    await t.app.db.insert(runnerStatusLog).values({
+      raceId: race.raceId,
+      runnerId: r3.runnerId,
+      status: 'DNF',
+      reason: 'knee',
+      at: new Date(at(52)),
+      distanceM: 4000,
+    });
+    await t.app.db.insert(checkinEntries).values({
+      entryId: 'replay-1',
+      raceId: race.raceId,
+      checkpointId: aid.id,
+      runnerId: r1.runnerId,
+      bibNumber: '1',
+      kind: 'in',
+      time: new Date(at(56)),
+      receivedAt: new Date(at(57)),
+    });
+    await t.app.events.publish({ type: 'race-updated', raceId: race.raceId });
+    // The live state is rebuilt (debounced) with the DNF; the replay follows the live state's generation.
+    let live: LeaderboardRow[] = [];
+    for (let i = 0; i < 100; i++) {
+      live = (await t.app.inject({ url: `/api/open/races/${race.raceId}/leaderboard` })).json<
+        LeaderboardRow[]
+      >();
+      if (live.find((r) => r.BibNumber === '3')?.Status === 'dnf') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(live.find((r) => r.BibNumber === '3')?.Status).toBe('dnf');
+
+    const before = await replay(`?at=${iso(at(51))}`);
+    expect(row(before, '3').Status).not.toBe('dnf');
+    expect(row(before, '3').Rank).not.toBeNull();
+    const after = await replay(`?at=${iso(at(58))}`);
+    expect(row(after, '3').Status).toBe('dnf');
+    expect(row(after, '3').Rank).toBeNull();
+    expect(row(after, '3').DistanceKm).toBeCloseTo(4.0, 3);
+
+    // Runner 2 passed Aid 1 (5 km) by GPS at minute 40; runner 1 only through the check-in, known from minute 57.
+    expect(row(before, '2').LastCheckpoint).toBe('Aid 1');
+    expect(row(await replay(`?at=${iso(at(25))}`), '2').LastCheckpoint).toBe('Start');
+    expect(row(await replay(`?at=${iso(at(56.5))}`), '1').LastCheckpoint).toBe('Start');
+    expect(row(after, '1').LastCheckpoint).toBe('Aid 1');
+    expect(row(after, '1').LastCheckpointTime).toBe(new Date(at(56)).toISOString());
   });
 
   it.each([

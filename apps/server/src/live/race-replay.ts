@@ -15,7 +15,13 @@ import {
 } from '@racebeacon/domain';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
-import type { CheckpointRow, ReceivedFixRow, ReplayPrivacy } from './replay-repository';
+import type {
+  CheckinPassingRow,
+  CheckpointRow,
+  ReceivedFixRow,
+  ReplayPrivacy,
+  StatusChangeRow,
+} from './replay-repository';
 import {
   batteryLabel,
   hasBattery,
@@ -50,6 +56,10 @@ export class RaceReplay {
   private readonly runners: RunnerLive[];
   /** The newest arrival of a fix taken before the clock stopped (a late fix can extend a finished race's replay). */
   private lastArrivalInRaceMs = -Infinity;
+  /** Statuses set by people, per runner oldest first: the one in force at a moment is the last recorded by then. */
+  private statusHistory = new Map<number, StatusChangeRow[]>();
+  /** Aid-station check-ins per runner: one counts from when the server was told of it. */
+  private checkinsByRunner = new Map<number, CheckinPassingRow[]>();
 
   constructor(
     private readonly live: RaceLive,
@@ -108,6 +118,33 @@ export class RaceReplay {
       if (this.seen.size > 4 * REREAD_ID_WINDOW) this.pruneSeen();
     }
     this.pruneSeen();
+  }
+
+  /** The race's status history and check-ins as stored now (read again with every new fix or change). */
+  setRaceOps(history: StatusChangeRow[], checkins: CheckinPassingRow[]): void {
+    this.statusHistory = groupByRunner(history);
+    this.checkinsByRunner = groupByRunner(checkins);
+  }
+
+  /** The status set by people in force at `atMs` (the live rule of `manualStatusOf`, at that moment). */
+  private manualStatusAt(runnerId: number, atMs: number): LeaderboardRunner['manualStatus'] {
+    const history = this.statusHistory.get(runnerId);
+    if (!history) return null;
+    let current: StatusChangeRow | null = null;
+    for (const h of history) if (h.atMs <= atMs) current = h;
+    const s = current?.status;
+    if (s !== 'DNS' && s !== 'DNF' && s !== 'DSQ') return null;
+    return { status: s, distanceM: current!.distanceM };
+  }
+
+  /** The check-ins known at `atMs`. */
+  private checkinsAt(runnerId: number, atMs: number): { checkpointId: number; t: number }[] {
+    const all = this.checkinsByRunner.get(runnerId);
+    if (!all) return [];
+    const out: { checkpointId: number; t: number }[] = [];
+    for (const c of all)
+      if (c.receivedMs <= atMs && c.t <= atMs) out.push({ checkpointId: c.checkpointId, t: c.t });
+    return out;
   }
 
   private pruneSeen(): void {
@@ -171,10 +208,18 @@ export class RaceReplay {
         Age: r.info.age,
         BatteryState: battery,
         state,
+        expectedIntervalMs: r.expectedMs,
+        manualStatus: this.manualStatusAt(r.info.id, atMs),
+        checkins: this.checkinsAt(r.info.id, atMs),
       });
     }
     const rows = course
-      ? withRunnerStaleness(buildLeaderboard(input, course, clock, atMs), states, clock, atMs)
+      ? withRunnerStaleness(
+          buildLeaderboard(input, course, clock, atMs, this.live.checkpoints),
+          states,
+          clock,
+          atMs,
+        )
       : noCourseRows;
     const Leaderboard = privacy?.hiddenRunnerIds.size
       ? rows.map((row) =>
@@ -252,4 +297,14 @@ function courseless(): RunnerTimeline<LiveFix> {
     ],
   });
   return new RunnerTimeline<LiveFix>(placeholder, { startMs: null, stopMs: null });
+}
+
+function groupByRunner<T extends { runnerId: number }>(rows: T[]): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = out.get(row.runnerId);
+    if (list) list.push(row);
+    else out.set(row.runnerId, [row]);
+  }
+  return out;
 }

@@ -1,8 +1,11 @@
 import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { checkpoints, positions, races, runners } from '../db/schema';
+import { checkinEntries, checkpoints, positions, races, runnerStatusLog, runners } from '../db/schema';
 
-/** What replay and the flow chart read beyond the live state: fixes with their arrival time, and checkpoints. */
+/**
+ * What replay and the flow chart read beyond the live state: fixes with their arrival time, checkpoints, the history
+ * of statuses set by people and aid-station check-ins (each with the time it was known).
+ */
 
 export interface ReceivedFixRow {
   id: number;
@@ -90,4 +93,59 @@ export async function findReplayPrivacy(db: DbOrTx, raceId: number): Promise<Rep
     trailsPublic: race?.trailsPublic ?? true,
     hiddenRunnerIds: new Set(hidden.map((h) => h.id)),
   };
+}
+
+/** One status change (DNS/DNF/DSQ, or cleared: null) of a runner, at the time it was recorded. */
+export interface StatusChangeRow {
+  runnerId: number;
+  status: string | null;
+  distanceM: number | null;
+  atMs: number;
+}
+
+/** Every status change of the race's runners, oldest first. */
+export async function listStatusHistory(db: DbOrTx, raceId: number): Promise<StatusChangeRow[]> {
+  const rows = await db
+    .select({
+      runnerId: runnerStatusLog.runnerId,
+      status: runnerStatusLog.status,
+      distanceM: runnerStatusLog.distanceM,
+      at: runnerStatusLog.at,
+    })
+    .from(runnerStatusLog)
+    .where(eq(runnerStatusLog.raceId, raceId))
+    .orderBy(asc(runnerStatusLog.at), asc(runnerStatusLog.id));
+  return rows.map((r) => ({
+    runnerId: r.runnerId,
+    status: r.status,
+    distanceM: r.distanceM,
+    atMs: r.at.getTime(),
+  }));
+}
+
+/** An aid-station check-in of a runner: when the runner was there (t) and when the server was told (receivedMs). */
+export interface CheckinPassingRow {
+  runnerId: number;
+  checkpointId: number;
+  t: number;
+  receivedMs: number;
+}
+
+export async function listCheckinPassings(db: DbOrTx, raceId: number): Promise<CheckinPassingRow[]> {
+  const rows = await db
+    .select({
+      runnerId: checkinEntries.runnerId,
+      checkpointId: checkinEntries.checkpointId,
+      time: checkinEntries.time,
+      receivedAt: checkinEntries.receivedAt,
+    })
+    .from(checkinEntries)
+    .where(and(eq(checkinEntries.raceId, raceId), isNotNull(checkinEntries.runnerId)))
+    .orderBy(asc(checkinEntries.time));
+  return rows.map((r) => ({
+    runnerId: r.runnerId!,
+    checkpointId: r.checkpointId,
+    t: r.time.getTime(),
+    receivedMs: r.receivedAt.getTime(),
+  }));
 }

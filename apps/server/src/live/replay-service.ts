@@ -1,7 +1,13 @@
 import type { FlowAnswer, ReplayAnswer } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import { RaceReplay, REREAD_ID_WINDOW } from './race-replay';
-import { findReplayPrivacy, listCheckpoints, listReceivedFixes } from './replay-repository';
+import {
+  findReplayPrivacy,
+  listCheckinPassings,
+  listCheckpoints,
+  listReceivedFixes,
+  listStatusHistory,
+} from './replay-repository';
 import { listLiveRunners } from './repository';
 import type { LiveService } from './service';
 
@@ -81,13 +87,25 @@ export class ReplayService {
     const version = live.version;
     const { db } = this.opts;
     if (have) {
-      have.apply(await listReceivedFixes(db, raceId, Math.max(0, have.maxId - REREAD_ID_WINDOW)));
+      const [rows, history, checkins] = await Promise.all([
+        listReceivedFixes(db, raceId, Math.max(0, have.maxId - REREAD_ID_WINDOW)),
+        listStatusHistory(db, raceId),
+        listCheckinPassings(db, raceId),
+      ]);
+      have.apply(rows);
+      have.setRaceOps(history, checkins);
       have.liveVersion = version;
       return have;
     }
-    const [runners, rows] = await Promise.all([listLiveRunners(db, raceId), listReceivedFixes(db, raceId)]);
+    const [runners, rows, history, checkins] = await Promise.all([
+      listLiveRunners(db, raceId),
+      listReceivedFixes(db, raceId),
+      listStatusHistory(db, raceId),
+      listCheckinPassings(db, raceId),
+    ]);
     const replay = new RaceReplay(live, runners, this.opts.offCourseM);
     replay.apply(rows);
+    replay.setRaceOps(history, checkins);
     replay.liveVersion = version;
     this.races.set(raceId, replay);
     this.evict();
