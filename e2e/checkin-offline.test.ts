@@ -87,7 +87,8 @@ it('the director creates a check-in link on the race page; its address is shown 
   await section.getByRole('button', { name: 'Create link' }).click();
   linkUrl = await section.getByRole('textbox', { name: 'New check-in link address' }).inputValue();
   expect(linkUrl).toMatch(new RegExp(`^${server.url}/checkin/[A-Za-z0-9_-]{32}$`));
-  await expect(section.getByText('Aid 1 · Table 1').isVisible()).resolves.toBe(true);
+  // The list is read again after the link is made: wait for the new row (fails on timeout if it never shows).
+  await section.getByText('Aid 1 · Table 1').waitFor();
   await section.screenshot({ path: path.join(ARTIFACTS, 'checkin-director-links-1280.png') });
   await page.setViewportSize({ width: 375, height: 812 });
   const box = await section.boundingBox();
@@ -107,7 +108,7 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
 
   await page.goto(linkUrl);
   await page.getByRole('heading', { name: 'Aid 1' }).waitFor();
-  await expect(page.getByText('Live Test Race · km 5.0').isVisible()).resolves.toBe(true);
+  await page.getByText('Live Test Race · km 5.0').waitFor();
   // The service worker has kept the app shell (what a reload without network needs).
   await page.waitForFunction(async () => {
     const cache = await caches.open('racebeacon-checkin-v1');
@@ -124,7 +125,7 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
   await expect(bib.inputValue()).resolves.toBe('2');
   await page.getByRole('button', { name: 'In', exact: true }).click();
   await bib.fill('1');
-  await expect(page.getByText('Runner1 Test1').first().isVisible()).resolves.toBe(true);
+  await page.getByText('Runner1 Test1').first().waitFor();
   await page.getByRole('button', { name: 'In', exact: true }).click();
   await bib.fill('3');
   await page.getByRole('button', { name: 'DNF', exact: true }).click();
