@@ -121,44 +121,111 @@ export function paceModel(
   return model;
 }
 
-function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: number): PaceModel | null {
-  if (progress.length === 0) return null;
-  // Sections of moving time and effort; stopped steps counted apart (at an aid station or elsewhere).
-  const secT: number[] = [];
-  const secPace: number[] = [];
-  const secW: number[] = [];
-  let accT = 0;
-  let accE = 0;
-  let accMidT = 0;
-  let aidStopMs = 0;
-  let aidStopMaxMs = 0;
-  let prev: ProgressPoint = { t: startMs, distanceM: 0 };
-  let prevE = 0;
-  const stopAt = new Map<number, number>();
-  for (const q of progress) {
-    const dt = q.t - prev.t;
+/**
+ * The pass over a runner's progress that the model is made from: moving sections (time, log pace, effort) and stops
+ * near aid stations. Resumable: a runner's progress only grows, and every progress array of a runner (each fix makes
+ * a copy; replay reads prefixes) shares its point objects, so a fold kept every `FOLD_STRIDE` points serves every
+ * longer array from where it stopped — a replay jump is O(stride) per runner, not O(race).
+ */
+interface Fold {
+  /** Points folded, and the last of them (identity: the same prefix). */
+  len: number;
+  point: ProgressPoint | null;
+  secT: number[];
+  secPace: number[];
+  secW: number[];
+  accT: number;
+  accE: number;
+  accMidT: number;
+  prev: ProgressPoint;
+  prevE: number;
+  stopAt: Map<number, number>;
+}
+
+const FOLD_STRIDE = 64;
+
+/** Kept folds per runner, keyed by the first progress point (shared by all of that runner's arrays). */
+const foldCache = new WeakMap<ProgressPoint, { course: PreparedCourse; startMs: number; folds: Fold[] }>();
+
+function copyFold(f: Fold): Fold {
+  return {
+    ...f,
+    secT: f.secT.slice(),
+    secPace: f.secPace.slice(),
+    secW: f.secW.slice(),
+    stopAt: new Map(f.stopAt),
+  };
+}
+
+function foldTo(course: PreparedCourse, progress: ProgressPoint[], startMs: number): Fold {
+  const fresh: Fold = {
+    len: 0,
+    point: null,
+    secT: [],
+    secPace: [],
+    secW: [],
+    accT: 0,
+    accE: 0,
+    accMidT: 0,
+    prev: { t: startMs, distanceM: 0 },
+    prevE: 0,
+    stopAt: new Map(),
+  };
+  if (progress.length === 0) return fresh;
+  let entry = foldCache.get(progress[0]);
+  if (!entry || entry.course !== course || entry.startMs !== startMs) {
+    entry = { course, startMs, folds: [] };
+    foldCache.set(progress[0], entry);
+  }
+  const folds = entry.folds;
+  // The longest kept fold of this very prefix (a refolded runner has new points after some index: folds past it
+  // do not match and are dropped below).
+  let k = folds.length - 1;
+  while (k >= 0 && (folds[k].len > progress.length || progress[folds[k].len - 1] !== folds[k].point)) k--;
+  if (k < folds.length - 1 && k >= 0 && folds[k + 1].len <= progress.length) folds.length = k + 1;
+  if (k < 0 && folds.length > 0 && folds[0].len <= progress.length) folds.length = 0;
+  const f = k >= 0 ? copyFold(folds[k]) : fresh;
+  for (let i = f.len; i < progress.length; i++) {
+    const q = progress[i];
+    const dt = q.t - f.prev.t;
     const e = effortAt(course, q.distanceM);
     if (dt > 0) {
-      if (q.distanceM - prev.distanceM < STOPPED_M) {
+      if (q.distanceM - f.prev.distanceM < STOPPED_M) {
         const w = nearWaypoint(course, q.distanceM);
-        if (w !== null) stopAt.set(w, (stopAt.get(w) ?? 0) + dt);
+        if (w !== null) f.stopAt.set(w, (f.stopAt.get(w) ?? 0) + dt);
       } else {
-        accT += dt;
-        accE += e - prevE;
-        accMidT += dt * ((q.t + prev.t) / 2);
-        if (accE >= SECTION_EFFORT_M) {
-          secT.push(accMidT / accT);
-          secPace.push(Math.log(accT / 1000 / accE));
-          secW.push(accE);
-          accT = 0;
-          accE = 0;
-          accMidT = 0;
+        f.accT += dt;
+        f.accE += e - f.prevE;
+        f.accMidT += dt * ((q.t + f.prev.t) / 2);
+        if (f.accE >= SECTION_EFFORT_M) {
+          f.secT.push(f.accMidT / f.accT);
+          f.secPace.push(Math.log(f.accT / 1000 / f.accE));
+          f.secW.push(f.accE);
+          f.accT = 0;
+          f.accE = 0;
+          f.accMidT = 0;
         }
       }
     }
-    prev = q;
-    prevE = e;
+    f.prev = q;
+    f.prevE = e;
+    f.len = i + 1;
+    f.point = q;
+    if (f.len % FOLD_STRIDE === 0 && (folds.length === 0 || folds[folds.length - 1].len < f.len))
+      folds.push(copyFold(f));
   }
+  return f;
+}
+
+function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: number): PaceModel | null {
+  if (progress.length === 0) return null;
+  const f = foldTo(course, progress, startMs);
+  const secT = f.secT.slice();
+  const secPace = f.secPace.slice();
+  const secW = f.secW.slice();
+  const { accT, accE, accMidT, stopAt } = f;
+  let aidStopMs = 0;
+  let aidStopMaxMs = 0;
   // The unfinished last section counts if it is at least half a section.
   if (accE >= SECTION_EFFORT_M / 2) {
     secT.push(accMidT / accT);
