@@ -13,15 +13,10 @@ import {
   type RunnerPositions,
   type TrailPoint,
 } from '@racebeacon/domain';
+import type { CheckpointRow } from '../checkpoints/repository';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
-import type {
-  CheckinPassingRow,
-  CheckpointRow,
-  ReceivedFixRow,
-  ReplayPrivacy,
-  StatusChangeRow,
-} from './replay-repository';
+import type { CheckinPassingRow, ReceivedFixRow, ReplayPrivacy, StatusChangeRow } from './replay-repository';
 import {
   batteryLabel,
   hasBattery,

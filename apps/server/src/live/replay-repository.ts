@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { checkinEntries, checkpoints, positions, races, runnerStatusLog, runners } from '../db/schema';
+import { checkinEntries, positions, races, runnerStatusLog, runners } from '../db/schema';
 
 /**
  * What replay and the flow chart read beyond the live state: fixes with their arrival time, checkpoints, the history
@@ -47,27 +47,6 @@ export async function listReceivedFixes(db: DbOrTx, raceId: number, afterId = 0)
     batteryPercent: r.batteryPercent,
     batteryState: r.batteryState,
   }));
-}
-
-export interface CheckpointRow {
-  name: string;
-  kind: string;
-  distanceM: number;
-  cutoffTime: Date | null;
-}
-
-/** The race's checkpoints in course order (none until the director's checkpoints exist). */
-export async function listCheckpoints(db: DbOrTx, raceId: number): Promise<CheckpointRow[]> {
-  return db
-    .select({
-      name: checkpoints.name,
-      kind: checkpoints.kind,
-      distanceM: checkpoints.distanceM,
-      cutoffTime: checkpoints.cutoffTime,
-    })
-    .from(checkpoints)
-    .where(eq(checkpoints.raceId, raceId))
-    .orderBy(asc(checkpoints.seq));
 }
 
 export interface ReplayPrivacy {

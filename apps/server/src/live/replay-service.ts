@@ -1,10 +1,10 @@
 import type { FlowAnswer, ReplayAnswer } from '@racebeacon/domain';
+import { listCheckpoints } from '../checkpoints/repository';
 import type { Db } from '../db/client';
 import { RaceReplay, REREAD_ID_WINDOW } from './race-replay';
 import {
   findReplayPrivacy,
   listCheckinPassings,
-  listCheckpoints,
   listReceivedFixes,
   listStatusHistory,
 } from './replay-repository';
