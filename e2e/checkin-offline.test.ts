@@ -109,11 +109,15 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
   await page.goto(linkUrl);
   await page.getByRole('heading', { name: 'Aid 1' }).waitFor();
   await page.getByText('Live Test Race · km 5.0').waitFor();
-  // The service worker has kept the app shell (what a reload without network needs).
-  await page.waitForFunction(async () => {
+  // The service worker has kept the app shell (what a reload without network needs) and says so on the page.
+  await page.getByText('Ready offline: this page opens again without network.').waitFor();
+  const kept = await page.evaluate(async () => {
     const cache = await caches.open('racebeacon-checkin-v1');
-    return !!(await cache.match('/checkin/__shell__')) && (await cache.keys()).length >= 3;
+    return (await cache.keys()).map((r) => new URL(r.url).pathname);
   });
+  expect(kept).toContain('/checkin/__shell__');
+  expect(kept).toContain('/api/config');
+  expect(kept.filter((p) => p.startsWith('/assets/')).length).toBeGreaterThanOrEqual(2);
   await screenshot(page, 'checkin-online-375');
 
   await context.setOffline(true);
@@ -200,6 +204,7 @@ it('queues three entries offline, keeps them over a reload, and sends each exact
 
 it('a revoked link no longer opens the volunteer page', async () => {
   const { page } = director;
+  await w.context.setOffline(false);
   page.once('dialog', (d) => void d.accept());
   const section = page.locator('section', {
     has: page.getByRole('heading', { name: 'Aid-station check-in links' }),

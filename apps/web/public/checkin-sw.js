@@ -25,21 +25,25 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('message', (event) => {
   const data = event.data;
   if (!data || data.type !== 'keep-shell') return;
+  const source = event.source;
   event.waitUntil(
     caches.open(CACHE).then(async (cache) => {
       const page = await fetch(data.page, { cache: 'no-cache' }).catch(() => null);
       if (page && page.ok) await cache.put(SHELL, page);
-      await Promise.all(
+      const kept = await Promise.all(
         (data.urls || []).map((u) =>
           cache.match(u).then(
             (hit) =>
-              hit ||
+              !!hit ||
               fetch(u)
-                .then((res) => (res.ok ? cache.put(u, res) : undefined))
-                .catch(() => undefined),
+                .then((res) => (res.ok ? cache.put(u, res).then(() => true) : false))
+                .catch(() => false),
           ),
         ),
       );
+      // Tell the page whether everything a reload without network needs is kept (it shows "Ready offline").
+      const ready = !!(await cache.match(SHELL)) && kept.every(Boolean);
+      if (source) source.postMessage({ type: 'shell-kept', ready });
     }),
   );
 });

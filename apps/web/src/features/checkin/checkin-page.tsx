@@ -129,7 +129,9 @@ export function CheckinPage() {
   const input = useRef<HTMLInputElement>(null);
   useDocumentTitle(page ? `Check-in · ${page.CheckpointName}` : 'Check-in');
 
-  useEffect(() => registerCheckinWorker(), []);
+  /** Whether the page would open again after a reload with no network (the service worker kept it). */
+  const [offlineReady, setOfflineReady] = useState<boolean | null>(null);
+  useEffect(() => registerCheckinWorker(setOfflineReady), []);
 
   const byBib = useMemo(() => new Map((page?.Runners ?? []).map((r) => [r.BibNumber, r])), [page]);
   const typed = bib.trim();
@@ -149,12 +151,19 @@ export function CheckinPage() {
   const record = async (kind: CheckinKind) => {
     if (!queue || !typed) return;
     if (kind === 'dnf' && !confirmed(CONFIRM.checkinDnf(typed))) return;
-    const entry = await queue.add(typed, kind);
-    setNotice(
-      `Bib ${entry.BibNumber}: ${KIND_LABEL[kind]} saved${navigator.onLine ? '' : ' (waiting to send)'}.`,
-    );
+    // The field is cleared at once: a volunteer typing the next bib while this one is saved keeps what they type.
+    const bibNumber = typed;
     setBib('');
     input.current?.focus();
+    try {
+      const entry = await queue.add(bibNumber, kind);
+      setNotice(
+        `Bib ${entry.BibNumber}: ${KIND_LABEL[kind]} saved${navigator.onLine ? '' : ' (waiting to send)'}.`,
+      );
+    } catch {
+      setBib((current) => current || bibNumber);
+      setNotice(`Bib ${bibNumber}: not saved on this phone. Try again.`);
+    }
   };
 
   const recent = (
@@ -199,6 +208,14 @@ export function CheckinPage() {
           {waiting > 0 && ` · ${waiting} waiting`}
         </span>
       </header>
+
+      {offlineReady !== null && (
+        <p className={`checkin-offline-ready ${offlineReady ? 'is-ready' : 'is-not-ready'}`}>
+          {offlineReady
+            ? 'Ready offline: this page opens again without network.'
+            : 'Not ready offline yet: keep this page open until it has network again.'}
+        </p>
+      )}
 
       {!persistent && (
         <p className="checkin-warning" role="alert">

@@ -4,8 +4,15 @@
  * styles, /api/config and the page data), since they were loaded before the worker existed. Optional: without
  * service workers (or on plain http off localhost) the page works the same while it stays open.
  */
-export function registerCheckinWorker(): void {
-  if (typeof navigator === 'undefined' || !('serviceWorker' in navigator) || !window.isSecureContext) return;
+export function registerCheckinWorker(onShellKept?: (ready: boolean) => void): () => void {
+  if (typeof navigator === 'undefined' || !('serviceWorker' in navigator) || !window.isSecureContext)
+    return () => undefined;
+  // The worker answers once everything a reload without network needs is in its cache.
+  const onMessage = (event: MessageEvent) => {
+    const data = event.data as { type?: string; ready?: boolean } | null;
+    if (data?.type === 'shell-kept') onShellKept?.(!!data.ready);
+  };
+  navigator.serviceWorker.addEventListener('message', onMessage);
   void navigator.serviceWorker
     .register('/checkin-sw.js', { scope: '/checkin/' })
     .then(() => navigator.serviceWorker.ready)
@@ -22,4 +29,5 @@ export function registerCheckinWorker(): void {
       });
     })
     .catch((err: unknown) => console.warn('Check-in page: no offline shell', err));
+  return () => navigator.serviceWorker.removeEventListener('message', onMessage);
 }
