@@ -66,7 +66,7 @@ describe('embedded provider in Chromium', () => {
       await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
       expect(page.url()).toBe(`${server.url}/`);
       expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
-      await expect(page.getByText(DEMO_NAMES.director1).first().isVisible()).resolves.toBe(true);
+      await page.getByText(DEMO_NAMES.director1).first().waitFor();
 
       // Tokens live in session storage (not local storage).
       const stored = await page.evaluate(() => ({
@@ -132,7 +132,7 @@ describe('embedded provider in Chromium', () => {
   it('a second director is someone else (different object id reaches the API)', async () => {
     await withPage('director2', async ({ page, errors }) => {
       await signIn(page, server.url, 'director2');
-      await expect(page.getByText(DEMO_NAMES.director2).first().isVisible()).resolves.toBe(true);
+      await page.getByText(DEMO_NAMES.director2).first().waitFor();
       const token = await page.evaluate(async () => {
         const key = Object.keys(sessionStorage).find((k) => k.startsWith('oidc.user:'))!;
         return (JSON.parse(sessionStorage.getItem(key)!) as { access_token: string }).access_token;
@@ -172,7 +172,7 @@ describe('Director SignUp in Chromium', () => {
       await nav(page).getByRole('button', { name: 'Logout' }).waitFor();
       expect(page.url()).toBe(`${server.url}/`);
       expect(await navNames(page)).toEqual(['Home', 'Races', 'My Races', 'Logout']);
-      await expect(page.getByText('Nia New').first().isVisible()).resolves.toBe(true);
+      await page.getByText('Nia New').first().waitFor();
       const { response } = await apiCall(page, '/api/director/races', () =>
         nav(page).getByRole('link', { name: 'My Races' }).click(),
       );

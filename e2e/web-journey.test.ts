@@ -104,7 +104,7 @@ describe('the life of a race', () => {
     await page.getByText('You have no races yet.').waitFor();
     const toggle = page.getByRole('button', { name: 'Add Race +' });
     await toggle.click();
-    await expect(page.getByRole('button', { name: 'Cancel' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
     const form = page.getByRole('form', { name: 'New race' });
     await expect(form.getByLabel('StartTime').getAttribute('type')).resolves.toBe('datetime-local');
     await expect(form.getByLabel('Name').getAttribute('required')).resolves.toBe('');
@@ -213,7 +213,7 @@ describe('the life of a race', () => {
     await page.waitForURL(`${server.url}/add-device`);
     await page.getByText('No devices yet.').waitFor();
     await page.getByRole('button', { name: 'Add Device +' }).click();
-    await expect(page.getByRole('button', { name: 'Cancel' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Cancel' }).waitFor();
     const name = page.getByLabel('Name');
     await name.fill('   ');
     await page.getByRole('button', { name: 'Save' }).click();

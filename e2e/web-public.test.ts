@@ -61,7 +61,7 @@ describe('signed-out visitor', () => {
       'real-time race leaderboard',
       'easy setup and configuration',
     ]);
-    await expect(page.getByTestId('logo-box').isVisible()).resolves.toBe(true);
+    await page.getByTestId('logo-box').waitFor();
     await expect(navItems(page)).resolves.toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
     await expect(page.title()).resolves.toBe(PRODUCT);
     expect(await captureScreen(page, 'home')).toEqual([]);
