@@ -133,7 +133,8 @@ describe('embed', () => {
       if (/frame-ancestors/.test(m.text())) refused.push(m.text());
     });
     await page.goto(`${hostUrl}/normal`);
-    await page.waitForTimeout(1500);
+    // Chromium logs the refusal when it blocks the frame: wait for it (fails on timeout if it never comes).
+    await expect.poll(() => refused.length, { timeout: 20_000 }).toBeGreaterThan(0);
     const frame = page.frames().find((f) => f !== page.mainFrame());
     expect(frame).toBeDefined();
     // Chromium replaces a refused frame with its error page: none of the app is there.
