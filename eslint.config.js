@@ -5,7 +5,7 @@ import globals from 'globals';
 import { readdirSync } from 'node:fs';
 
 /*
- * The web app's layers import one way only: shared code (src/components, src/lib, src/auth) ← features ← app.
+ * The web app's layers import one way only: shared code (src/components, src/lib, src/auth, src/i18n) ← features ← app.
  * A feature never imports another feature nor the app layer; a screen that combines features lives in
  * src/app/routes and hands one feature's data or calls to another through props. There is no import resolver here,
  * so the rules match import strings: a relative path climbing into a sibling feature (`../live`, `../../app/x`) or
@@ -43,7 +43,7 @@ const CROSS_FEATURE =
 const FEATURE_TO_APP =
   'Features do not import the app layer (src/app): the app renders features, never the reverse.';
 const SHARED_UPWARDS =
-  'Shared code (src/components, src/lib, src/auth) does not import features or the app layer.';
+  'Shared code (src/components, src/lib, src/auth, src/i18n) does not import features or the app layer.';
 
 const webBoundaries = [
   ...webFeatures.map((feature) => ({
@@ -54,7 +54,7 @@ const webBoundaries = [
     ]),
   })),
   {
-    files: ['apps/web/src/{components,lib,auth}/**/*.{ts,tsx}'],
+    files: ['apps/web/src/{components,lib,auth,i18n}/**/*.{ts,tsx}'],
     rules: forbidImports([
       { regex: reaching(['features', 'app'], { viaFeatures: false }), message: SHARED_UPWARDS },
     ]),

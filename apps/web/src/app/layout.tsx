@@ -4,32 +4,35 @@ import { useAppConfig } from '../lib/app-config';
 import { paths } from '../lib/paths';
 import { SpinnerOverlay, useBusy } from './spinner';
 import { LogoMark } from '../components/logo';
+import { useTranslation } from 'react-i18next';
+import { LanguageSwitch, UnitsSwitch } from '../i18n/switches';
 
 function Nav() {
   const auth = useAuth();
+  const { t } = useTranslation();
   const signedIn = auth.status === 'active' && !!auth.account;
   const cls = ({ isActive }: { isActive: boolean }) => (isActive ? 'nav-link active' : 'nav-link');
   return (
-    <nav aria-label="Main" className="nav">
+    <nav aria-label={t('nav.label')} className="nav">
       <div className="nav-links">
         <NavLink to={paths.home} end className={cls}>
-          Home
+          {t('nav.home')}
         </NavLink>
         <NavLink to={paths.races} className={cls}>
-          Races
+          {t('nav.races')}
         </NavLink>
         {signedIn && (
           <NavLink to={paths.myRaces} className={cls}>
-            My Races
+            {t('nav.myRaces')}
           </NavLink>
         )}
         {signedIn && auth.isAdmin && (
           <>
             <NavLink to={paths.raceRequests} className={cls}>
-              Race Requests
+              {t('nav.raceRequests')}
             </NavLink>
             <NavLink to={paths.devices} className={cls}>
-              Devices
+              {t('nav.devices')}
             </NavLink>
           </>
         )}
@@ -37,15 +40,15 @@ function Nav() {
       <div className="nav-auth">
         {signedIn ? (
           <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.logout()}>
-            Logout
+            {t('nav.logout')}
           </button>
         ) : (
           <>
             <button type="button" className="btn btn-ghost nav-btn" onClick={() => void auth.login()}>
-              Director Login
+              {t('nav.login')}
             </button>
             <button type="button" className="btn btn-primary nav-btn" onClick={() => void auth.signup()}>
-              Director SignUp
+              {t('nav.signup')}
             </button>
           </>
         )}
@@ -71,13 +74,14 @@ export function Layout() {
   const { productName } = useAppConfig();
   const auth = useAuth();
   const busy = useBusy();
+  const { t } = useTranslation();
   if (framedByAnotherSite()) {
     return (
       <main className="container main">
         <p>
-          This page cannot be shown inside another website.{' '}
+          {t('layout.framed')}{' '}
           <a href={window.location.href} target="_blank" rel="noopener">
-            Open it in a new tab
+            {t('layout.openInNewTab')}
           </a>
         </p>
       </main>
@@ -86,7 +90,7 @@ export function Layout() {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('layout.skipToContent')}
       </a>
       <div className="app-shell" inert={busy} aria-busy={busy}>
         <header className="site-header">
@@ -97,8 +101,8 @@ export function Layout() {
             </Link>
             {auth.status === 'active' && auth.account && (
               <span className="account-chip" title={auth.account.email}>
-                {auth.account.name ?? auth.account.email ?? 'Signed in'}
-                {auth.isAdmin && <span className="badge badge-accent">Admin</span>}
+                {auth.account.name ?? auth.account.email ?? t('layout.signedIn')}
+                {auth.isAdmin && <span className="badge badge-accent">{t('layout.admin')}</span>}
               </span>
             )}
           </div>
@@ -115,8 +119,12 @@ export function Layout() {
               © {new Date().getFullYear()} {productName}
             </span>
             <span className="footer-links">
-              <Link to={paths.privacy}>Privacy policy</Link>
-              <Link to={paths.terms}>Terms of service</Link>
+              <Link to={paths.privacy}>{t('footer.privacy')}</Link>
+              <Link to={paths.terms}>{t('footer.terms')}</Link>
+            </span>
+            <span className="footer-settings">
+              <LanguageSwitch />
+              <UnitsSwitch />
             </span>
           </div>
         </footer>
