@@ -74,4 +74,24 @@ describe('pace model from kept folds', () => {
     const old = progress.slice(0, 300);
     expect(strip(paceModel(course, old, START_MS))).toEqual(strip(fromScratch(old)));
   });
+
+  it('branches of a replay (late fixes refolding at 100, 220 and 330) asked in turn each equal the model from scratch', () => {
+    // Each branch shares the points before its refold with the branch it came from, as a replay's segments do.
+    const branches: ProgressPoint[][] = [progress];
+    for (const [k, at] of [100, 220, 330].entries()) {
+      const base = branches[branches.length - 1];
+      branches.push(
+        base
+          .slice(0, at)
+          .concat(base.slice(at).map((q) => ({ t: q.t + (k + 1) * 30_000, distanceM: q.distanceM }))),
+      );
+    }
+    const rand = seededRandom(9);
+    for (let i = 0; i < 120; i++) {
+      const b = branches[Math.floor(rand() * branches.length)];
+      // A new array each time (a replay slices a prefix per question): only the kept folds are shared.
+      const prefix = b.slice(0, 1 + Math.floor(rand() * b.length));
+      expect(strip(paceModel(course, prefix, START_MS))).toEqual(strip(fromScratch(prefix)));
+    }
+  });
 });

@@ -124,13 +124,19 @@ export function paceModel(
 /**
  * The pass over a runner's progress that the model is made from: moving sections (time, log pace, effort) and stops
  * near aid stations. Resumable: a runner's progress only grows, and every progress array of a runner (each fix makes
- * a copy; replay reads prefixes) shares its point objects, so a fold kept every `FOLD_STRIDE` points serves every
- * longer array from where it stopped — a replay jump is O(stride) per runner, not O(race).
+ * a copy; replay reads prefixes) shares its point objects, so a point object stands for the one prefix that ends at
+ * it. A fold kept every `FOLD_STRIDE` points, keyed by the point it ends at, serves every longer array through that
+ * point from where it stopped — a replay jump is O(stride) per runner, not O(race), whichever branch of the runner's
+ * timeline (a late fix refolds from its place in time: new points after it) the moment falls on.
  */
 interface Fold {
-  /** Points folded, and the last of them (identity: the same prefix). */
+  /** Points folded. */
   len: number;
-  point: ProgressPoint | null;
+  /**
+   * Section arrays: the first `secLen` entries are this fold's. A kept fold shares the arrays of the pass that kept
+   * it (that pass only appends), so keeping one costs no copy; a resumed fold copies them.
+   */
+  secLen: number;
   secT: number[];
   secPace: number[];
   secW: number[];
@@ -144,23 +150,34 @@ interface Fold {
 
 const FOLD_STRIDE = 64;
 
-/** Kept folds per runner, keyed by the first progress point (shared by all of that runner's arrays). */
-const foldCache = new WeakMap<ProgressPoint, { course: PreparedCourse; startMs: number; folds: Fold[] }>();
+/** Kept folds by the progress point they end at (garbage with the point). */
+const foldCache = new WeakMap<ProgressPoint, { course: PreparedCourse; startMs: number; fold: Fold }>();
 
-function copyFold(f: Fold): Fold {
+function keptFold(f: Fold): Fold {
+  return { ...f, secLen: f.secT.length, stopAt: new Map(f.stopAt) };
+}
+
+function resumedFold(f: Fold): Fold {
   return {
     ...f,
-    secT: f.secT.slice(),
-    secPace: f.secPace.slice(),
-    secW: f.secW.slice(),
+    secT: f.secT.slice(0, f.secLen),
+    secPace: f.secPace.slice(0, f.secLen),
+    secW: f.secW.slice(0, f.secLen),
     stopAt: new Map(f.stopAt),
   };
 }
 
 function foldTo(course: PreparedCourse, progress: ProgressPoint[], startMs: number): Fold {
-  const fresh: Fold = {
+  let f: Fold | null = null;
+  // The longest kept fold of this very prefix.
+  for (let m = Math.floor(progress.length / FOLD_STRIDE); m > 0 && f === null; m--) {
+    const kept = foldCache.get(progress[m * FOLD_STRIDE - 1]);
+    if (kept && kept.course === course && kept.startMs === startMs && kept.fold.len === m * FOLD_STRIDE)
+      f = resumedFold(kept.fold);
+  }
+  f ??= {
     len: 0,
-    point: null,
+    secLen: 0,
     secT: [],
     secPace: [],
     secW: [],
@@ -171,20 +188,6 @@ function foldTo(course: PreparedCourse, progress: ProgressPoint[], startMs: numb
     prevE: 0,
     stopAt: new Map(),
   };
-  if (progress.length === 0) return fresh;
-  let entry = foldCache.get(progress[0]);
-  if (!entry || entry.course !== course || entry.startMs !== startMs) {
-    entry = { course, startMs, folds: [] };
-    foldCache.set(progress[0], entry);
-  }
-  const folds = entry.folds;
-  // The longest kept fold of this very prefix (a refolded runner has new points after some index: folds past it
-  // do not match and are dropped below).
-  let k = folds.length - 1;
-  while (k >= 0 && (folds[k].len > progress.length || progress[folds[k].len - 1] !== folds[k].point)) k--;
-  if (k < folds.length - 1 && k >= 0 && folds[k + 1].len <= progress.length) folds.length = k + 1;
-  if (k < 0 && folds.length > 0 && folds[0].len <= progress.length) folds.length = 0;
-  const f = k >= 0 ? copyFold(folds[k]) : fresh;
   for (let i = f.len; i < progress.length; i++) {
     const q = progress[i];
     const dt = q.t - f.prev.t;
@@ -210,19 +213,21 @@ function foldTo(course: PreparedCourse, progress: ProgressPoint[], startMs: numb
     f.prev = q;
     f.prevE = e;
     f.len = i + 1;
-    f.point = q;
-    if (f.len % FOLD_STRIDE === 0 && (folds.length === 0 || folds[folds.length - 1].len < f.len))
-      folds.push(copyFold(f));
+    if (f.len % FOLD_STRIDE === 0) {
+      const kept = foldCache.get(q);
+      if (!kept || kept.course !== course || kept.startMs !== startMs)
+        foldCache.set(q, { course, startMs, fold: keptFold(f) });
+    }
   }
+  f.secLen = f.secT.length;
   return f;
 }
 
 function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: number): PaceModel | null {
   if (progress.length === 0) return null;
+  // The fold's section arrays are its own (a resumed copy or new): the unfinished section is appended to them.
   const f = foldTo(course, progress, startMs);
-  const secT = f.secT.slice();
-  const secPace = f.secPace.slice();
-  const secW = f.secW.slice();
+  const { secT, secPace, secW } = f;
   const { accT, accE, accMidT, stopAt } = f;
   let aidStopMs = 0;
   let aidStopMaxMs = 0;

@@ -51,6 +51,8 @@ interface Ranked {
   group: Group;
   /** When the runner first reached their current distance (finish time for finishers). */
   reachedMs: number;
+  /** When the runner first reached their current distance along their progress (null: not in it). */
+  firstAtDistanceMs: number | null;
   /** The distance that ranks a DNF: where the status was recorded, or the furthest progress. */
   dnfDistanceM: number;
 }
@@ -85,9 +87,10 @@ export function buildLeaderboard(
   const terrain = { course, startMs: clock.startMs };
   const ranked: Ranked[] = runners.map((r) => {
     const { s, group } = withManualStatus(r, refreshRunnerState(course, r.state, clock, nowMs));
-    const reachedMs = s.finishMs ?? firstReached(s.progress, s.distanceM) ?? Infinity;
+    const firstAtDistanceMs = firstReached(s.progress, s.distanceM);
+    const reachedMs = s.finishMs ?? firstAtDistanceMs ?? Infinity;
     const dnfDistanceM = r.manualStatus?.distanceM ?? s.distanceM;
-    return { r, s, group, reachedMs, dnfDistanceM };
+    return { r, s, group, reachedMs, firstAtDistanceMs, dnfDistanceM };
   });
   ranked.sort(compareRanked);
 
@@ -131,7 +134,7 @@ export function buildLeaderboard(
       Latitude: s.lastFix?.lat ?? null,
       Longitude: s.lastFix?.lon ?? null,
       BatteryState: r.BatteryState,
-      GapSeconds: leader && known && onCourse ? round(gapSeconds(leader.s, s), 0) : null,
+      GapSeconds: leader && known && onCourse ? round(gapSeconds(leader.s, s, x.firstAtDistanceMs), 0) : null,
       GapKm:
         leader && known && onCourse ? round(Math.max(0, leader.s.distanceM - s.distanceM) / 1000, 3) : null,
       NextWaypoint: s.nextWaypoint?.name ?? null,
@@ -168,30 +171,42 @@ function compareRanked(a: Ranked, b: Ranked): number {
   );
 }
 
-function firstReached(p: ProgressPoint[], d: number): number | null {
-  for (const q of p) if (q.distanceM >= d) return q.t;
-  return null;
+/**
+ * Index of the first progress point at or beyond distance d (p.length if none). Progress never goes backwards
+ * (distances are non-decreasing), so a binary search: the leaderboard asks it for every runner.
+ */
+function firstIndexAtLeast(p: readonly ProgressPoint[], d: number): number {
+  let lo = 0;
+  let hi = p.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (p[mid].distanceM < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function firstReached(p: readonly ProgressPoint[], d: number): number | null {
+  const k = firstIndexAtLeast(p, d);
+  return k < p.length ? p[k].t : null;
 }
 
 /** When the runner with this progress first reached distance d (interpolated), or null if they have not. */
-function timeAtDistance(p: ProgressPoint[], d: number): number | null {
-  for (let k = 0; k < p.length; k++) {
-    if (p[k].distanceM >= d) {
-      if (k === 0) return p[0].t;
-      const a = p[k - 1];
-      const b = p[k];
-      return b.distanceM > a.distanceM
-        ? a.t + ((d - a.distanceM) / (b.distanceM - a.distanceM)) * (b.t - a.t)
-        : b.t;
-    }
-  }
-  return null;
+function timeAtDistance(p: readonly ProgressPoint[], d: number): number | null {
+  const k = firstIndexAtLeast(p, d);
+  if (k >= p.length) return null;
+  if (k === 0) return p[0].t;
+  const a = p[k - 1];
+  const b = p[k];
+  return b.distanceM > a.distanceM
+    ? a.t + ((d - a.distanceM) / (b.distanceM - a.distanceM)) * (b.t - a.t)
+    : b.t;
 }
 
-function gapSeconds(leader: RunnerState, s: RunnerState): number | null {
+/** `mine`: when this runner first reached their current distance (the leaderboard's reachedMs, or null). */
+function gapSeconds(leader: RunnerState, s: RunnerState, mine: number | null): number | null {
   if (leader.finishMs !== null && s.finishMs !== null) return (s.finishMs - leader.finishMs) / 1000;
   if (s.progress.length === 0) return null;
-  const mine = firstReached(s.progress, s.distanceM);
   const theirs = timeAtDistance(leader.progress, s.distanceM);
   if (mine === null || theirs === null) return null;
   return Math.max(0, mine - theirs) / 1000;
