@@ -3,8 +3,10 @@
  * Viterbi. Hidden state per fix: which pass of the course (distance along it) the runner was on, or "not this fix"
  * (a GPS outlier, skipped at a fixed cost). Emission: Gaussian GPS error on the offset from the pass. Transition:
  * the progress between two fixes must be physically possible in the time between them (not back by more than noise,
- * not beyond the fastest plausible speed), and costs its disagreement with the runner's speed (Laplace, falling
- * short half as costly as overshooting). Parallel legs 25–40 m apart (switchbacks, a lollipop stem) are told apart
+ * not beyond the fastest plausible speed), and costs its disagreement with the runner's moving speed (`progressCost`:
+ * Gaussian with the pace spread, a bounded cost for a stop). The place committed for a fix is the expected one over
+ * the sequences about as plausible as the best (`posteriorMean`): at a switchback corner where two legs fit equally,
+ * between them rather than a whole leg off. Parallel legs 25–40 m apart (switchbacks, a lollipop stem) are told apart
  * by which sequence of legs a runner can actually have run, not by the nearest leg of one fix.
  *
  * The newest fix is held to a stricter bound than the ones before it: a pass far beyond what the runner's own speed
@@ -22,8 +24,10 @@ export interface WindowFix {
 export interface DecodeParams {
   /** Where the runner was before the window's first fix (decided, not re-decided). */
   anchor: ProgressPoint;
-  /** Expected speed (m/s), for the cost of each step. */
+  /** Expected moving speed (m/s), for the cost of each step. */
   speedMps: number;
+  /** Whether speedMps is the runner's own (measured) or a default. */
+  speedKnown: boolean;
   /** The runner's best recent speed (m/s) or null before it is known: bounds the newest fix's advance. */
   cruiseMps: number | null;
   /** Fastest plausible progress at all (m/s): bounds every step. */
@@ -36,9 +40,18 @@ export const GPS_SIGMA_M = 15;
 export const BACK_TOLERANCE_M = 60;
 /** Slack on the forward bound for noise and a short burst above maxSpeed. */
 export const FORWARD_TOLERANCE_M = 100;
-/** Scale of the disagreement with the predicted distance: this much, plus a fraction of the predicted advance. */
-const PREDICTION_SCALE_M = 50;
-const PREDICTION_SCALE_FRACTION = 0.5;
+/** Spread (σ) of one step's progress around the prediction: GPS noise on two fixes, plus the pace spread. */
+const STEP_SIGMA_M = 25;
+const STEP_SIGMA_FRACTION = 0.15;
+/** ...before the runner's own moving speed is known (the default speed may be far off). */
+const UNKNOWN_SIGMA_FRACTION = 0.5;
+/** Beyond this many σ the step cost grows linearly. */
+const HUBER_Z = 3;
+const HUBER_Z_UNKNOWN = 1.5;
+/** Cost of a step short of the prediction because the runner stopped for part of it. */
+const STOP_COST = 2;
+/** GPS noise on the progress between two fixes of a runner standing still (σ, metres). */
+const STOP_NOISE_M = 20;
 /** A step confirmed by the fix after it may reach this many times maxSpeed. */
 const CONFIRMED_SPEED_FACTOR = 1;
 /** Cost of declaring a fix an outlier (≈ a fix 5 σ off its pass). */
@@ -72,12 +85,22 @@ export interface Decoded {
   /** Per window fix: the progress on that sequence (carried over a skipped fix). */
   distances: number[];
   /**
+   * Per window fix: the expected progress over the plausible sequences (`posteriorMean`) for the newest two fixes
+   * (the ones a decision can still be pending for), else the same as `distances`.
+   */
+  means: number[];
+  /**
    * How much more the best sequence putting the newest fix elsewhere (more than AMBIGUOUS_DISTANCE_M away) costs
    * (nats; an alternative ahead AHEAD_DISCOUNT more; Infinity when there is none): small means the newest fix
    * alone cannot tell where the runner is.
    */
   margin: number;
 }
+
+/** How far from the best place for a fix an alternative is averaged in (`posteriorMean`). */
+const MEAN_SPAN_M = 250;
+/** ...and how much less plausible (nats) it may be: a clearly less plausible place only blurs a clear answer. */
+const MEAN_COST = 0.7;
 
 /** An alternative ahead of the best place weighs this much less (nats) than one behind it. */
 const AHEAD_DISCOUNT = 1.5;
@@ -126,9 +149,29 @@ function stepCost(
     }
     if (c.offsetM > SUSPICIOUS_OFFSET_M && dd > predicted + JUMP_SLACK_M) return Infinity;
   }
-  const scale = PREDICTION_SCALE_M + PREDICTION_SCALE_FRACTION * predicted;
-  const delta = dd - predicted;
-  return delta >= 0 ? delta / scale : -delta / (2 * scale);
+  return progressCost(dd, predicted, p.speedKnown);
+}
+
+/**
+ * Cost (nats) of advancing `dd` metres where the runner's moving speed predicts `predicted`. Moving: Gaussian around
+ * the prediction, σ = GPS noise on two fixes plus the runner's pace spread (a known speed) or a wide share of it
+ * (not known yet); quadratic, so of two ways to split the same distance over two steps the even one wins (a fix
+ * put on the neighbouring leg makes one step long and the next one short). Beyond 3 σ the cost grows linearly (a
+ * wrong speed estimate must not pin anyone). Falling short may also be a stop (an aid station, a photo): at most
+ * STOP_COST whatever the shortfall.
+ */
+export function progressCost(dd: number, predicted: number, speedKnown: boolean): number {
+  const sigma = speedKnown
+    ? STEP_SIGMA_M + STEP_SIGMA_FRACTION * predicted
+    : STEP_SIGMA_M + UNKNOWN_SIGMA_FRACTION * predicted;
+  const z = (dd - predicted) / sigma;
+  const a = Math.abs(z);
+  const h = speedKnown ? HUBER_Z : HUBER_Z_UNKNOWN;
+  const moving = a <= h ? 0.5 * z * z : h * a - 0.5 * h * h;
+  if (z >= 0) return moving;
+  // Stopped for part of the step: anywhere short of the prediction, but not back beyond GPS noise.
+  const back = Math.min(0, dd) / STOP_NOISE_M;
+  return Math.min(moving, STOP_COST + 0.5 * back * back);
 }
 
 /** Viterbi over the window (oldest first). */
@@ -141,7 +184,10 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     c: null,
   };
   let nodes: Node[] = [root];
+  /** The layer of the fix before the newest. */
+  let before: Node[] = [];
   for (let k = 0; k < fixes.length; k++) {
+    before = nodes;
     const f = fixes[k];
     const newest = k === fixes.length - 1;
     const next: Node[] = [];
@@ -185,5 +231,51 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     distances[k] = n!.d;
     n = n!.prev;
   }
-  return { passes, distances, margin: alternative - end.cost };
+  const means = distances.slice();
+  const last = fixes.length - 1;
+  if (passes[last] !== null) {
+    means[last] = posteriorMean(
+      nodes.map((x) => [x, x.cost] as const),
+      end.d,
+      end.cost,
+    );
+  }
+  if (last >= 1 && passes[last - 1] !== null) {
+    // The fix before the newest: each of its places with the best way on to the newest fix (or skipping it).
+    const f = fixes[last];
+    const weighed = before.map((a) => {
+      let cost = a.cost + SKIP_COST;
+      for (const c of f.cands) {
+        cost = Math.min(cost, a.cost + stepCost(a, c, f.t, p, true, fixes[last - 1]) + emissionCost(c));
+      }
+      return [a, cost] as const;
+    });
+    means[last - 1] = posteriorMean(weighed, distances[last - 1], end.cost);
+  }
+  return { passes, distances, means, margin: alternative - end.cost };
+}
+
+/**
+ * The expected progress at a fix: its places (nodes) on the sequences through it, each weighed by how plausible the
+ * best sequence through it is (e^-cost), within MEAN_SPAN_M of the best place. Two passes about as plausible (a
+ * turnaround, the corner of a switchback: the same spot on both legs) give the place between them, never off by the
+ * whole distance between the legs.
+ */
+function posteriorMean(
+  weighed: readonly (readonly [Node, number])[],
+  bestD: number,
+  bestCost: number,
+): number {
+  let sw = 0;
+  let sd = 0;
+  for (const [a, cost] of weighed) {
+    const apart = Math.abs(a.d - bestD);
+    // Places closer than AMBIGUOUS_DISTANCE_M are the same answer give or take noise: the best one stands.
+    if (a.c === null || (apart > 0 && apart < AMBIGUOUS_DISTANCE_M) || apart > MEAN_SPAN_M) continue;
+    if (cost - bestCost > MEAN_COST) continue;
+    const w = Math.exp(bestCost - cost);
+    sw += w;
+    sd += w * a.d;
+  }
+  return sw > 0 ? sd / sw : bestD;
 }

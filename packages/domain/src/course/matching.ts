@@ -32,6 +32,11 @@ import {
 const CRUISE_WINDOW_MS = 60 * 60_000;
 /** Speed assumed before the runner's own is known (a 5:30 /km runner). */
 const DEFAULT_SPEED_MPS = 3;
+/** Steps slower than this are stops, left out of the moving speed. */
+const MOVING_MIN_MPS = 0.4;
+/** The moving speed is known from this many moving steps, and looks at most this many back. */
+const MOVING_MIN_STEPS = 2;
+const MOVING_MAX_STEPS = 6;
 /** Fixes decoded together (the newest and the ones before it): 15 minutes of 2.5-minute pings. */
 const WINDOW_FIXES = 6;
 /** Passes weighed per fix: the closest few, none more than this farther from the fix than the closest. */
@@ -179,7 +184,13 @@ function applyFix(
     commitWindow(s, w, n - 2, L);
     const near = pass ?? candidates.reduce((a, b) => (b.alongM > a.alongM ? b : a));
     const timed = atLine || near.alongM >= FINISH_MIN_FRACTION * L;
-    return finish(s, L, timed ? finishTime(course, from, fix.t, near, s, start) : fix.t);
+    const finishMs = timed ? finishTime(course, from, fix.t, near, s, start) : fix.t;
+    // A fix just short of the line (the finish extrapolated from it) keeps its own place before the finish.
+    if (pass !== null && !atLine && finishMs > fix.t) {
+      const last = lastProgress(s, start);
+      if (fix.t > last.t) s.progress.push({ t: fix.t, distanceM: Math.max(w.means[n - 1], last.distanceM) });
+    }
+    return finish(s, L, finishMs);
   }
   // An ambiguous newest fix (two places about as plausible, e.g. still at the top of the switchbacks or already on
   // the way down) waits for the next fix to decide it, at most MAX_DEFERRED fixes; the older ones are decided now.
@@ -204,6 +215,7 @@ interface DecodedWindow {
   fixes: { t: number }[];
   passes: (CourseCandidate | null)[];
   distances: number[];
+  means: number[];
   margin: number;
 }
 
@@ -235,7 +247,7 @@ function commitWindow(s: RunnerState, w: DecodedWindow, upTo: number, lengthM: n
     mw.decidedT = t;
     if (w.passes[k] === null) continue;
     const last = s.progress.length > 0 ? s.progress[s.progress.length - 1].distanceM : 0;
-    const d = Math.min(Math.max(w.distances[k], last), lengthM);
+    const d = Math.min(Math.max(w.means[k], last), lengthM);
     s.progress.push({ t, distanceM: d });
     s.distanceM = Math.max(s.distanceM, d);
   }
@@ -265,9 +277,11 @@ function decideWindow(
   fixes.push({ t, cands: windowCandidates(candidates, anchor, t, o) });
   // A cruise speed of 0: no stretch of a minute yet, the runner's speed is not known.
   const cruise = cruiseSpeed(s, startMs);
+  const moving = movingSpeed(s, startMs);
   const decoded = decodeWindow(fixes, {
     anchor,
-    speedMps: recentSpeed(s, startMs) ?? DEFAULT_SPEED_MPS,
+    speedMps: moving ?? DEFAULT_SPEED_MPS,
+    speedKnown: moving !== null,
     cruiseMps: cruise > 0 ? cruise : null,
     maxSpeedMps: o.maxSpeedMps,
   });
@@ -353,6 +367,36 @@ function cruiseSpeed(s: RunnerState, startMs: number): number {
     }
   }
   return fastest;
+}
+
+/**
+ * The runner's moving speed: the median speed of the steps between progress points (a minute apart at least) within
+ * the last CRUISE_WINDOW_MS, leaving out steps slower than MOVING_MIN_MPS (stopped at an aid station). Null until
+ * MOVING_MIN_STEPS such steps are known. Unlike the recent average it is not dragged down by a rest, and unlike the
+ * cruise speed (the fastest step) not pushed up by GPS noise.
+ */
+function movingSpeed(s: RunnerState, startMs: number): number | null {
+  const p = s.progress;
+  const n = p.length;
+  if (n === 0) return null;
+  const lastT = p[n - 1].t;
+  const speeds: number[] = [];
+  let later = p[n - 1];
+  for (let k = n - 2; k >= -1; k--) {
+    const q = k >= 0 ? p[k] : { t: startMs, distanceM: 0 };
+    const dt = (later.t - q.t) / 1000;
+    if (dt < 60 && k >= 0) continue;
+    if (dt > 0) {
+      const v = (later.distanceM - q.distanceM) / dt;
+      if (v >= MOVING_MIN_MPS) speeds.push(v);
+    }
+    later = q;
+    if (lastT - q.t > CRUISE_WINDOW_MS || speeds.length >= MOVING_MAX_STEPS) break;
+  }
+  if (speeds.length < MOVING_MIN_STEPS) return null;
+  speeds.sort((a, b) => a - b);
+  const m = speeds.length >> 1;
+  return speeds.length % 2 === 1 ? speeds[m] : (speeds[m - 1] + speeds[m]) / 2;
 }
 
 /**
