@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseTrustProxy } from './lib/trust-proxy';
 import { parseFrameAncestors } from './platform/frame-ancestors';
 import { defaultMaxStreams } from './live/sse-hub';
+import { parsePushEndpointHosts } from './push/endpoints';
 
 /**
  * Configuration, parsed and validated once at boot. Every variable is listed in .env.example and the README.
@@ -102,6 +103,34 @@ const envSchema = z.object({
   LORAWAN_WEBHOOK_SECRET: optionalString,
   MQTT_URL: optionalUrl,
   MQTT_TOPIC: z.string().trim().min(1).default('msh/+/2/json/#'),
+  // Web Push to followers (push/): the VAPID subject the push services may contact (mailto: or https: URL;
+  // default mailto:CONTACT_EMAIL), the push services the server sends to (see push/endpoints.ts), and how often
+  // the notifier looks for news (0: off, tests run it themselves)
+  PUSH_SUBJECT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^mailto:[^\s@]+@[^\s@]+$/.test(v) || /^https:\/\/[^\s]+$/.test(v), {
+      message: 'must be a mailto: address or an https: URL',
+    }),
+  PUSH_ENDPOINT_HOSTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parsePushEndpointHosts(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  PUSH_NOTIFY_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(600)
+    .refine((v) => v === 0 || v >= 1, 'must be 0 (off) or 1 to 600')
+    .default(15),
   // Sites that may frame the /embed/ pages (CSP frame-ancestors; space/comma-separated, default * = any site)
   EMBED_FRAME_ANCESTORS: z
     .string()
@@ -134,6 +163,8 @@ export interface Config extends Env {
   demoAccounts: boolean;
   /** LIVE_MAX_STREAMS, or the default derived from the process's open-file limit. */
   liveMaxStreams: number;
+  /** PUSH_SUBJECT, or mailto:CONTACT_EMAIL. */
+  pushSubject: string;
 }
 
 export class ConfigError extends Error {}
@@ -173,5 +204,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demo: e.DEMO ?? quickStart,
     demoAccounts: e.DEMO_ACCOUNTS ?? quickStart,
     liveMaxStreams: e.LIVE_MAX_STREAMS ?? defaultMaxStreams(),
+    pushSubject: e.PUSH_SUBJECT ?? `mailto:${e.CONTACT_EMAIL}`,
   };
 }

@@ -16,6 +16,9 @@ import runnerTrackerRoutes from './devices/runner-tracker-routes';
 import { DeviceService } from './devices/service';
 import { noRaceEvents, type RaceEvents } from './lib/race-events';
 import { acceptEmptyJsonBodies } from './platform/json-body';
+import openPushRoutes from './push/open-routes';
+import { PushService } from './push/service';
+import { vapidKeys } from './push/vapid';
 import adminRequestRoutes from './races/admin-routes';
 import directorRaceRoutes from './races/director-routes';
 import openRaceRoutes from './races/open-routes';
@@ -64,6 +67,7 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const exports = new RunnerExportService(app.db, races, () => app.live);
   const checkpoints = new CheckpointService(app.db, events, races);
   const statuses = new RunnerStatusService(app.db, events, opts.runnerDistance);
+  const push = new PushService(app.db, vapidKeys(app.db), app.config.PUSH_ENDPOINT_HOSTS, () => app.live);
 
   await app.register(openRaceRoutes, { races });
   await app.register(openRunnerRoutes, { runners });
@@ -82,6 +86,7 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   await app.register(openCheckpointRoutes, { checkpoints });
   await app.register(directorCheckpointRoutes, { checkpoints });
   await app.register(runnerStatusRoutes, { statuses });
+  await app.register(openPushRoutes, { push });
 };
 
 export default apiRoutes;

@@ -13,5 +13,7 @@ export * from './alerts';
 export * from './trackers';
 export * from './mapshare-kml';
 export * from './checkin';
+export * from './push';
 export * from './csv';
 export * from './runner-csv';
+export * from './privacy';

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { AlertSweepJob } from './alert-sweep-job';
 import { jobLockFor } from './lock';
 import { MapSharePollJob } from './mapshare-poll-job';
+import { PushNotifyJob } from './push-notify-job';
 import { JobRunner } from './runner';
 import { SpotPollJob } from './spot-poll-job';
 
@@ -48,6 +49,17 @@ export default fp(
           alerts: app.alerts,
           log: app.log,
           everyMs: config.ALERT_SWEEP_SECONDS * 1000,
+        }),
+      );
+
+    if (config.PUSH_NOTIFY_SECONDS > 0)
+      runner.add(
+        new PushNotifyJob({
+          db: app.db,
+          live: app.live,
+          log: app.log,
+          subject: config.pushSubject,
+          everyMs: config.PUSH_NOTIFY_SECONDS * 1000,
         }),
       );
 

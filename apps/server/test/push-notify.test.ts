@@ -1,0 +1,257 @@
+import type { LeaderboardRow, PushPayload, RunnerSplits } from '@racebeacon/domain';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushSubscriptions, races, settings } from '../src/db/schema';
+import { PushNotifyJob } from '../src/jobs/push-notify-job';
+import { raceTime } from '../src/push/notices';
+import { VAPID_SETTING } from '../src/push/vapid';
+import { waitFor } from './ingest-fixtures';
+import { call } from './support/api';
+import { createTestApp, type TestContext } from './support/app';
+import { dbKinds } from './support/databases';
+import { pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
+import { startTestPushService, type TestBrowser, type TestPushService } from './support/push-service';
+
+const MIN = 60_000;
+
+/**
+ * Web Push to followers, end to end on the server: a browser's subscription (keys made here as a browser makes
+ * them) pointed at a local push service; the real notifier job, after a real checkpoint passing (GPS fixes through
+ * the live race), a DNF set by the director, a finish and an hour of silence, sends VAPID-signed aes128gcm messages
+ * that the push service checks and this test decrypts with the subscription's keys. Each is sent once; a push
+ * service's 410 deletes the subscription; a race's public delay delays the message.
+ */
+describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
+  let t: TestContext;
+  let push: TestPushService;
+  let race: SeededRace;
+  let director: string;
+  let clock = 0; // minutes added to the notifier's clock
+  let job: PushNotifyJob;
+  let b1: TestBrowser, b2: TestBrowser;
+  const [A, B, C] = [0, 1, 2];
+  const now0 = Date.now();
+
+  const leaderboard = async (raceId = race.raceId) =>
+    (await call(t, 'GET', `/api/open/races/${raceId}/leaderboard`)).json<LeaderboardRow[]>();
+  const subscribe = (browser: TestBrowser, raceId: number, runnerIds: number[], extra: object = {}) =>
+    call(t, 'POST', '/api/open/push/subscriptions', {
+      body: { Subscription: browser.subscription, RaceId: raceId, RunnerIds: runnerIds, ...extra },
+    });
+  const messages = (b: TestBrowser) => b.messages() as PushPayload[];
+
+  beforeAll(async () => {
+    push = await startTestPushService();
+    t = await createTestApp(kind, { PUSH_ENDPOINT_HOSTS: push.origin, PUSH_NOTIFY_SECONDS: '0' });
+    director = await t.issuer.director('dir-live');
+    race = await seedLiveRace(t.database.db, {
+      runners: 3,
+      clockStartMs: now0 - 90 * MIN,
+      keyPrefix: `push-${kind}`,
+    });
+    const start = race.clockStartMs;
+    // Before anybody follows: A at 3 km, B at 3 km (last heard 2 min ago), C at 2 km.
+    await postFixes(t.app, race.raceId, race.runners[A], [
+      { t: start + 10 * MIN, ...pointAlong(1000) },
+      { t: now0 - 50 * MIN, ...pointAlong(3000) },
+    ]);
+    await postFixes(t.app, race.raceId, race.runners[B], [
+      { t: start + 10 * MIN, ...pointAlong(1000) },
+      { t: now0 - 2 * MIN, ...pointAlong(3000) },
+    ]);
+    await postFixes(t.app, race.raceId, race.runners[C], [
+      { t: start + 10 * MIN, ...pointAlong(1000) },
+      { t: now0 - 5 * MIN, ...pointAlong(2000) },
+    ]);
+    await waitFor(leaderboard, (rows) => rows.every((r) => r.Status !== 'not-started'));
+    job = new PushNotifyJob({
+      db: t.app.db,
+      live: t.app.live,
+      log: t.app.log,
+      subject: t.config.pushSubject,
+      everyMs: 60_000,
+      now: () => Date.now() + clock * MIN,
+    });
+    b1 = push.newBrowser();
+    b2 = push.newBrowser();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await push?.close();
+  });
+
+  it('gives the VAPID public key, made once and kept in the database', async () => {
+    const res = await call(t, 'GET', '/api/open/push/key');
+    expect(res.statusCode).toBe(200);
+    const key = res.json<{ PublicKey: string }>().PublicKey;
+    expect(Buffer.from(key, 'base64url')).toHaveLength(65);
+    expect((await call(t, 'GET', '/api/open/push/key')).json()).toEqual({ PublicKey: key });
+    const [row] = await t.app.db.select().from(settings).where(eq(settings.key, VAPID_SETTING));
+    expect((row.value as { publicKey: string }).publicKey).toBe(key);
+  });
+
+  it('subscribes a browser per endpoint and race; what the public already saw is not sent', async () => {
+    const ids = race.runners.map((r) => r.runnerId);
+    const res = await subscribe(b1, race.raceId, [ids[C], ids[A], ids[B], ids[A]]);
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({
+      RaceId: race.raceId,
+      RunnerIds: [...ids].sort((a, b) => a - b),
+      Kinds: ['checkpoint', 'finished', 'dnf', 'no-news'],
+    });
+    expect((await subscribe(b2, race.raceId, [ids[B]])).statusCode).toBe(201);
+    // Posting again replaces what that browser follows (200).
+    const again = await subscribe(b2, race.raceId, [ids[A]]);
+    expect(again.statusCode).toBe(200);
+    expect(again.json().RunnerIds).toEqual([ids[A]]);
+    const rows = await t.app.db
+      .select()
+      .from(pushSubscriptions)
+      .where(eq(pushSubscriptions.raceId, race.raceId));
+    expect(rows.map((r) => [r.endpoint, r.p256dh, r.auth]).sort()).toEqual(
+      [
+        [b1.endpoint, b1.keys.p256dh, b1.keys.auth],
+        [b2.endpoint, b2.keys.p256dh, b2.keys.auth],
+      ].sort(),
+    );
+    await job.runOnce();
+    expect(push.received).toHaveLength(0);
+  });
+
+  it('tells of a checkpoint passing once, encrypted for each browser and signed with the VAPID key', async () => {
+    // A runs on past Aid 1 (5 km): 6 km 30 min before now.
+    await postFixes(t.app, race.raceId, race.runners[A], [{ t: now0 - 30 * MIN, ...pointAlong(6000) }]);
+    await waitFor(
+      leaderboard,
+      (rows) => rows.find((r) => r.RunnerId === race.runners[A].runnerId)?.LastCheckpoint === 'Aid 1',
+    );
+    await job.runOnce();
+    await push.waitFor(b1.id, 1);
+    await push.waitFor(b2.id, 1);
+    const splits = (await call(t, 'GET', `/api/open/races/${race.raceId}/splits`)).json<RunnerSplits[]>();
+    const passing = splits.find((s) => s.RunnerId === race.runners[A].runnerId)!.Splits[1];
+    const time = raceTime(Date.parse(passing.PassingTime) - race.clockStartMs);
+    const expected = {
+      kind: 'checkpoint',
+      title: 'Runner1 Test1 (bib 1)',
+      body: `Runner1 Test1 (bib 1) passed Aid 1 at km 5.0, ${time} into the race.`,
+      url: `/race/${race.raceId}/runner/1`,
+      tag: `runner-${race.raceId}-${race.runners[A].runnerId}`,
+      raceId: race.raceId,
+      runnerId: race.runners[A].runnerId,
+    };
+    expect(messages(b1)).toEqual([expected]);
+    expect(messages(b2)).toEqual([expected]);
+    // Each browser's message is encrypted for that browser only.
+    const toB1 = push.received.find((r) => r.id === b1.id)!;
+    expect(() => b2.decrypt(toB1.body)).toThrow();
+    const key = (await call(t, 'GET', '/api/open/push/key')).json<{ PublicKey: string }>().PublicKey;
+    expect(toB1.vapid).toMatchObject({
+      publicKey: key,
+      subject: 'mailto:contact@racebeacon.example',
+      audience: push.origin,
+    });
+    expect(toB1.headers.topic).toBe(`r${race.runners[A].runnerId}`);
+    // Sent once: the next passes send nothing more.
+    await job.runOnce();
+    await job.runOnce();
+    expect(push.received).toHaveLength(2);
+  });
+
+  it('tells of a DNF recorded by the director', async () => {
+    const res = await call(t, 'PUT', `/api/director/runners/${race.runners[C].runnerId}/status`, {
+      token: director,
+      body: { Status: 'DNF', Reason: 'Knee' },
+    });
+    expect(res.statusCode).toBe(200);
+    await job.runOnce();
+    const [, dnf] = await push.waitFor(b1.id, 2);
+    expect(JSON.parse(b1.decrypt(dnf.body))).toMatchObject({
+      kind: 'dnf',
+      title: 'Runner3 Test3 (bib 3)',
+      body: 'Runner3 Test3 (bib 3) did not finish (DNF), recorded at km 2.0.',
+    });
+    expect(messages(b2)).toHaveLength(1); // b2 follows only A
+  });
+
+  it('tells of the finish; a push service answering 410 Gone gets its subscription deleted', async () => {
+    push.gone(b2.id);
+    await postFixes(t.app, race.raceId, race.runners[A], [{ t: now0 - 3 * MIN, ...pointAlong(10_000) }]);
+    const rows = await waitFor(
+      leaderboard,
+      (r) => r.find((x) => x.RunnerId === race.runners[A].runnerId)?.Status === 'finished',
+    );
+    const finish = rows.find((x) => x.RunnerId === race.runners[A].runnerId)!.FinishTime!;
+    await job.runOnce();
+    const got = await push.waitFor(b1.id, 3);
+    expect(JSON.parse(b1.decrypt(got[2].body))).toMatchObject({
+      kind: 'finished',
+      body: `Runner1 Test1 (bib 1) finished in ${raceTime(Date.parse(finish) - race.clockStartMs)}.`,
+    });
+    const left = await t.app.db
+      .select()
+      .from(pushSubscriptions)
+      .where(eq(pushSubscriptions.raceId, race.raceId));
+    expect(left.map((r) => r.endpoint)).toEqual([b1.endpoint]);
+    expect(messages(b2)).toHaveLength(1);
+  });
+
+  it('tells of an hour without news, with the honest context, once per silence', async () => {
+    // B was last heard 2 min before the start of the test: silent for an hour at +58 min.
+    clock = 50;
+    await job.runOnce();
+    expect(messages(b1)).toHaveLength(3);
+    clock = 61;
+    await job.runOnce();
+    const got = await push.waitFor(b1.id, 4);
+    const msg = JSON.parse(b1.decrypt(got[3].body)) as PushPayload;
+    expect(msg).toMatchObject({ kind: 'no-news', title: 'No news of Runner2 Test2 (bib 2) for 1 hour' });
+    expect(msg.body).toContain('Last heard at km 3.0');
+    expect(msg.body).toContain('Satellite trackers are often silent in deep valleys');
+    expect(got[3].headers.ttl).toBe('3600');
+    // The finished runner A and the DNF runner C are not "silent".
+    clock = 120;
+    await job.runOnce();
+    expect(messages(b1)).toHaveLength(4);
+    clock = 0;
+  });
+
+  it('sends news only when the public sees it: a race with a public delay', async () => {
+    const delayed = await seedLiveRace(t.database.db, {
+      runners: 1,
+      clockStartMs: now0 - 60 * MIN,
+      keyPrefix: `push-delay-${kind}`,
+    });
+    await t.app.db.update(races).set({ publicDelayMin: 30 }).where(eq(races.id, delayed.raceId));
+    const [r] = delayed.runners;
+    await postFixes(t.app, delayed.raceId, r, [
+      { t: Date.now() - 40 * MIN, ...pointAlong(2000) },
+      { t: Date.now() - 20 * MIN, ...pointAlong(4000) },
+    ]);
+    // The live state (the public leaderboard of this race is itself 30 min late).
+    await waitFor(
+      () => t.app.live.leaderboard(delayed.raceId, {}),
+      (rows) => rows[0].Status !== 'not-started',
+    );
+    const b3 = push.newBrowser();
+    expect((await subscribe(b3, delayed.raceId, [r.runnerId], { Kinds: ['checkpoint'] })).statusCode).toBe(
+      201,
+    );
+    // Passes Aid 1 about 10 min ago: public in 20 min.
+    await postFixes(t.app, delayed.raceId, r, [{ t: Date.now(), ...pointAlong(6000) }]);
+    await waitFor(
+      async () => (await t.app.live.splits(delayed.raceId))[0].Splits.length,
+      (n) => n === 2,
+    );
+    clock = 15;
+    await job.runOnce();
+    expect(messages(b3)).toHaveLength(0);
+    clock = 25;
+    await job.runOnce();
+    await push.waitFor(b3.id, 1);
+    expect(messages(b3)).toMatchObject([
+      { kind: 'checkpoint', body: expect.stringContaining('passed Aid 1') },
+    ]);
+    clock = 0;
+  });
+});
