@@ -16,4 +16,3 @@ export * from './checkin';
 export * from './push';
 export * from './csv';
 export * from './runner-csv';
-export * from './privacy';
