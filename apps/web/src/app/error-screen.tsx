@@ -1,5 +1,6 @@
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 import { paths } from '../lib/paths';
+import { useI18n } from '../i18n';
 
 /**
  * The router's error screen: shown when a screen throws while rendering or loading, instead of a blank page. The link
@@ -7,6 +8,7 @@ import { paths } from '../lib/paths';
  */
 export function ErrorScreen() {
   const error = useRouteError();
+  const { t } = useI18n();
   const detail = isRouteErrorResponse(error)
     ? `${error.status} ${error.statusText}`
     : error instanceof Error
@@ -16,17 +18,17 @@ export function ErrorScreen() {
         : null;
   return (
     <main className="container main error-screen">
-      <h1>Unexpected Application Error!</h1>
-      <p>Something went wrong while showing this page. Going back to the home page usually helps.</p>
+      <h1>{t('error.title')}</h1>
+      <p>{t('error.lead')}</p>
       {detail && (
         <details className="error-detail">
-          <summary>Technical details</summary>
+          <summary>{t('error.details')}</summary>
           <p>{detail}</p>
         </details>
       )}
       <p>
         <Link to={paths.home} className="btn btn-primary" reloadDocument>
-          Back to the home page
+          {t('error.home')}
         </Link>
       </p>
     </main>

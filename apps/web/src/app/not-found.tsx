@@ -1,11 +1,13 @@
 import { Link } from 'react-router';
 import { EmptyState } from '../components/page-state';
 import { paths } from '../lib/paths';
+import { useI18n } from '../i18n';
 
 export function NotFoundPage() {
+  const { t } = useI18n();
   return (
-    <EmptyState title="This page does not exist.">
-      <Link to={paths.home}>Go to the home page</Link>
+    <EmptyState title={t('notFound.title')}>
+      <Link to={paths.home}>{t('notFound.home')}</Link>
     </EmptyState>
   );
 }

@@ -5,15 +5,16 @@ import { RequireAdmin, RequireSignedIn } from './guards';
 import { paths, routePatterns } from '../lib/paths';
 import { HomePage } from '../features/home/home-page';
 import { RacesPage } from '../features/races/races-page';
-import { MyRacesPage } from '../features/races/my-races-page';
-import { RaceRequestsPage } from '../features/requests/race-requests-page';
-import { PrivacyPage } from '../features/legal/privacy-page';
-import { TermsPage } from '../features/legal/terms-page';
 import { NotFoundPage } from './not-found';
-import { RaceDetailPage } from './routes/race-detail';
-import { DevicesRoute } from './routes/devices';
-import { RaceHqRoute } from './routes/race-hq';
 import { RaceRunnerRoute } from './routes/race-runner';
+
+/** The race detail screen as a lazy route, public (approved) or the director's unapproved race. */
+function raceDetail(unapproved: boolean) {
+  return async () => {
+    const { RaceDetailPage } = await import('./routes/race-detail');
+    return { Component: () => <RaceDetailPage unapproved={unapproved} /> };
+  };
+}
 
 export function createAppRouter() {
   return createBrowserRouter([
@@ -38,23 +39,48 @@ export function createAppRouter() {
           children: [
             { path: paths.home, element: <HomePage /> },
             { path: paths.races, element: <RacesPage /> },
-            { path: routePatterns.race, element: <RaceDetailPage unapproved={false} /> },
+            // The race screen (with the director's sections) and the legal pages are lazy chunks: the first screen
+            // stays within its JavaScript budget (vite.config.ts).
+            { path: routePatterns.race, lazy: raceDetail(false) },
             { path: routePatterns.raceRunner, element: <RaceRunnerRoute /> },
-            { path: paths.privacy, element: <PrivacyPage /> },
-            { path: paths.terms, element: <TermsPage /> },
+            {
+              path: paths.privacy,
+              lazy: async () => ({ Component: (await import('../features/legal/privacy-page')).PrivacyPage }),
+            },
+            {
+              path: paths.terms,
+              lazy: async () => ({ Component: (await import('../features/legal/terms-page')).TermsPage }),
+            },
             {
               element: <RequireSignedIn />,
               children: [
-                { path: routePatterns.unapprovedRace, element: <RaceDetailPage unapproved /> },
-                { path: routePatterns.raceHq, element: <RaceHqRoute /> },
-                { path: paths.myRaces, element: <MyRacesPage /> },
+                { path: routePatterns.unapprovedRace, lazy: raceDetail(true) },
+                // Signed-in and admin screens are lazy chunks: a spectator's first visit does not download them.
+                {
+                  path: routePatterns.raceHq,
+                  lazy: async () => ({ Component: (await import('./routes/race-hq')).RaceHqRoute }),
+                },
+                {
+                  path: paths.myRaces,
+                  lazy: async () => ({
+                    Component: (await import('../features/races/my-races-page')).MyRacesPage,
+                  }),
+                },
               ],
             },
             {
               element: <RequireAdmin />,
               children: [
-                { path: paths.raceRequests, element: <RaceRequestsPage /> },
-                { path: paths.devices, element: <DevicesRoute /> },
+                {
+                  path: paths.raceRequests,
+                  lazy: async () => ({
+                    Component: (await import('../features/requests/race-requests-page')).RaceRequestsPage,
+                  }),
+                },
+                {
+                  path: paths.devices,
+                  lazy: async () => ({ Component: (await import('./routes/devices')).DevicesRoute }),
+                },
               ],
             },
             { path: '*', element: <NotFoundPage /> },

@@ -1,10 +1,12 @@
 import type { ReactNode } from 'react';
+import { useI18n } from '../i18n';
 
 export function PageSpinner() {
+  const { t } = useI18n();
   return (
     <div className="page-state" role="status">
       <div className="spinner" aria-hidden="true" />
-      <span className="visually-hidden">Loading…</span>
+      <span className="visually-hidden">{t('common.loading')}</span>
     </div>
   );
 }

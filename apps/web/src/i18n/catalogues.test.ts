@@ -17,7 +17,9 @@ function flatten(tree: object, prefix = ''): Map<string, string> {
   return out;
 }
 
-const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+/** The {{placeholders}} and <0>…</0> tags (react-i18next's Trans) of a text. */
+const placeholders = (text: string) =>
+  [...text.matchAll(/\{\{\s*(\w+)\s*\}\}|<\/?(\d+)>/g)].map((m) => m[1] ?? `<${m[0]}>`).sort();
 
 const english = flatten(en);
 const others = { fr, es, de, it: itCatalogue };
@@ -41,7 +43,7 @@ describe('catalogues', () => {
       expect(extra).toEqual([]);
     });
 
-    it('uses the same placeholders as English in each text, and no empty text', () => {
+    it('uses the same placeholders and tags as English in each text, and no empty text', () => {
       const wrong = [...english].filter(([key, text]) => {
         const translated = texts.get(key);
         return (

@@ -68,6 +68,10 @@ const de: Catalogue = {
     no: 'N',
     notFound: 'Dieses Rennen wurde nicht gefunden.',
     notFoundLead: 'Es wurde vielleicht entfernt oder ist noch nicht öffentlich.',
+    notFoundShort: 'Rennen nicht gefunden',
+    race: 'Rennen',
+    awaitingNotice:
+      'Dieses Rennen wartet auf die Genehmigung durch eine Administratorin oder einen Administrator. Bis dahin kannst nur du es sehen. Du kannst schon die Strecke hochladen und Teilnehmende hinzufügen; Tracking-Geräte werden nach der Genehmigung ausgegeben.',
   },
   stage: {
     awaiting: 'Wartet auf Genehmigung',
@@ -121,6 +125,7 @@ const de: Catalogue = {
   },
   live: {
     title: 'Live',
+    loadingView: 'Live-Ansicht wird geladen…',
     finalResults: 'Endergebnis',
     finishedAt: 'Rennen um {{time}} beendet · Ergebnisse sind endgültig',
     finished: 'Rennen beendet · Ergebnisse sind endgültig',
@@ -237,7 +242,7 @@ const de: Catalogue = {
     out: 'Aus',
     dnf: 'Aufgabe',
     unknownRunner: 'Unbekannt',
-    kindAt: '{{kind}} um {{time}}',
+    kindAt: '<0>{{kind}}</0> um {{time}}',
     waitingToSend: 'wartet auf Senden',
     sent: 'gesendet',
     notAccepted: 'nicht angenommen',

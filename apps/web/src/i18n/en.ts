@@ -70,6 +70,10 @@ const en = {
     no: 'N',
     notFound: 'This race could not be found.',
     notFoundLead: 'It may have been removed, or it is not public yet.',
+    notFoundShort: 'Race not found',
+    race: 'Race',
+    awaitingNotice:
+      "This race is waiting for an administrator's approval. Only you can see it until then. You can already upload the course and add runners; tracking devices are handed to runners once it is approved.",
   },
   stage: {
     awaiting: 'Awaiting approval',
@@ -122,6 +126,7 @@ const en = {
   },
   live: {
     title: 'Live',
+    loadingView: 'Loading the live view…',
     finalResults: 'Final results',
     finishedAt: 'Race finished at {{time}} · results are final',
     finished: 'Race finished · results are final',
@@ -237,7 +242,7 @@ const en = {
     out: 'Out',
     dnf: 'DNF',
     unknownRunner: 'Unknown runner',
-    kindAt: '{{kind}} at {{time}}',
+    kindAt: '<0>{{kind}}</0> at {{time}}',
     waitingToSend: 'waiting to send',
     sent: 'sent',
     notAccepted: 'not accepted',

@@ -68,6 +68,10 @@ const es: Catalogue = {
     no: 'N',
     notFound: 'No se ha encontrado esta carrera.',
     notFoundLead: 'Puede que se haya eliminado o que todavía no sea pública.',
+    notFoundShort: 'Carrera no encontrada',
+    race: 'Carrera',
+    awaitingNotice:
+      'Esta carrera está pendiente de la aprobación de un administrador. Hasta entonces solo tú puedes verla. Ya puedes subir el recorrido y añadir corredores; los dispositivos de seguimiento se entregan a los corredores cuando se apruebe.',
   },
   stage: {
     awaiting: 'Pendiente de aprobación',
@@ -121,6 +125,7 @@ const es: Catalogue = {
   },
   live: {
     title: 'En directo',
+    loadingView: 'Cargando la vista en directo…',
     finalResults: 'Resultados finales',
     finishedAt: 'Carrera terminada a las {{time}} · resultados definitivos',
     finished: 'Carrera terminada · resultados definitivos',
@@ -237,7 +242,7 @@ const es: Catalogue = {
     out: 'Salida',
     dnf: 'Abandono',
     unknownRunner: 'Corredor desconocido',
-    kindAt: '{{kind}} a las {{time}}',
+    kindAt: '<0>{{kind}}</0> a las {{time}}',
     waitingToSend: 'pendiente de envío',
     sent: 'enviado',
     notAccepted: 'no aceptado',

@@ -68,6 +68,10 @@ const fr: Catalogue = {
     no: 'N',
     notFound: 'Cette course est introuvable.',
     notFoundLead: "Elle a peut-être été supprimée, ou elle n'est pas encore publique.",
+    notFoundShort: 'Course introuvable',
+    race: 'Course',
+    awaitingNotice:
+      "Cette course attend l'approbation d'un administrateur. Vous seul pouvez la voir d'ici là. Vous pouvez déjà charger le parcours et ajouter des coureurs ; les balises sont remises aux coureurs une fois la course approuvée.",
   },
   stage: {
     awaiting: "En attente d'approbation",
@@ -121,6 +125,7 @@ const fr: Catalogue = {
   },
   live: {
     title: 'En direct',
+    loadingView: 'Chargement du direct…',
     finalResults: 'Résultats définitifs',
     finishedAt: 'Course terminée à {{time}} · résultats définitifs',
     finished: 'Course terminée · résultats définitifs',
@@ -237,7 +242,7 @@ const fr: Catalogue = {
     out: 'Sortie',
     dnf: 'Abandon',
     unknownRunner: 'Coureur inconnu',
-    kindAt: '{{kind}} à {{time}}',
+    kindAt: '<0>{{kind}}</0> à {{time}}',
     waitingToSend: "en attente d'envoi",
     sent: 'envoyé',
     notAccepted: 'refusé',

@@ -68,6 +68,10 @@ const it: Catalogue = {
     no: 'N',
     notFound: 'Impossibile trovare questa gara.',
     notFoundLead: 'Potrebbe essere stata rimossa, oppure non è ancora pubblica.',
+    notFoundShort: 'Gara non trovata',
+    race: 'Gara',
+    awaitingNotice:
+      "Questa gara è in attesa dell'approvazione di un amministratore. Fino ad allora solo tu puoi vederla. Puoi già caricare il percorso e aggiungere i concorrenti; i dispositivi di tracciamento vengono consegnati ai concorrenti una volta approvata la gara.",
   },
   stage: {
     awaiting: 'In attesa di approvazione',
@@ -121,6 +125,7 @@ const it: Catalogue = {
   },
   live: {
     title: 'Live',
+    loadingView: 'Caricamento della vista live…',
     finalResults: 'Risultati finali',
     finishedAt: 'Gara terminata alle {{time}} · risultati definitivi',
     finished: 'Gara terminata · risultati definitivi',
@@ -237,7 +242,7 @@ const it: Catalogue = {
     out: 'Uscita',
     dnf: 'Ritiro',
     unknownRunner: 'Concorrente sconosciuto',
-    kindAt: '{{kind}} alle {{time}}',
+    kindAt: '<0>{{kind}}</0> alle {{time}}',
     waitingToSend: 'in attesa di invio',
     sent: 'inviato',
     notAccepted: 'non accettato',

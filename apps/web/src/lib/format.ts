@@ -1,13 +1,12 @@
-/** Display helpers shared by every screen. */
+/** Display helpers shared by every screen (the formats themselves are src/i18n/format.ts: locale and units). */
+import { t } from '../i18n';
+import { formatDateTimeMedium, formatHeight, formatLength } from '../i18n/format';
 
-export const yn = (value: boolean): string => (value ? 'Y' : 'N');
+export const yn = (value: boolean): string => (value ? t('races.yes') : t('races.no'));
 
-/** StartTime in the viewer's local format and time zone, or a dash when there is none. */
+/** StartTime in the viewer's locale and time zone, or a dash when there is none. */
 export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return '-';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '-';
-  return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return formatDateTimeMedium(iso, '-');
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -39,10 +38,12 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/** A course length given in metres, in km or miles. */
 export function formatKm(metres: number): string {
-  return `${(metres / 1000).toFixed(metres < 10_000 ? 2 : 1)} km`;
+  return formatLength(metres);
 }
 
+/** A height (climb) given in metres, in metres or feet. */
 export function formatMetres(metres: number): string {
-  return `${Math.round(metres).toLocaleString()} m`;
+  return formatHeight(metres);
 }

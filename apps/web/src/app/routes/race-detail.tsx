@@ -7,6 +7,7 @@ import { EmptyState, PageSpinner } from '../../components/page-state';
 import { EmbedSnippet } from '../../components/embed-snippet';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
+import { useI18n } from '../../i18n';
 import { CheckpointsSection } from '../../features/checkpoints/checkpoints-section';
 import { courseApi } from '../../features/course/api';
 import { CourseSection } from '../../features/course/course-section';
@@ -63,13 +64,14 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
   // follows it without reloading the page.
   const [live, setLive] = useState<{ raceId: number; phase: RacePhase } | null>(null);
   const onPhaseChange = useCallback((phase: RacePhase) => setLive({ raceId: id, phase }), [id]);
-  useDocumentTitle(view.data?.race.Name ?? (view.error ? 'Race not found' : 'Race'));
+  const { t } = useI18n();
+  useDocumentTitle(view.data?.race.Name ?? (view.error ? t('races.notFoundShort') : t('races.race')));
 
   if (!view.data) {
     if (view.error)
       return (
-        <EmptyState title="This race could not be found.">
-          It may have been removed, or it is not public yet. <Link to={paths.races}>See all races</Link>
+        <EmptyState title={t('races.notFound')}>
+          {t('races.notFoundLead')} <Link to={paths.races}>{t('common.seeAllRaces')}</Link>
         </EmptyState>
       );
     return <PageSpinner />;
@@ -81,10 +83,10 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
 
   return (
     <div className="race-detail">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
+      <nav aria-label={t('runner.breadcrumb')} className="breadcrumb">
         {/* The owner came from (and goes back to) My Races; everyone else from the public list. */}
         <Link to={unapproved || owner ? paths.myRaces : paths.races}>
-          {unapproved || owner ? 'My Races' : 'Races'}
+          {unapproved || owner ? t('nav.myRaces') : t('nav.races')}
         </Link>
         <span aria-hidden="true"> / </span>
         <span aria-current="page">{race.Name}</span>
@@ -92,9 +94,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
 
       {!race.Approved && (
         <p className="notice" role="note">
-          This race is waiting for an administrator's approval. Only you can see it until then. You can
-          already upload the course and add runners; tracking devices are handed to runners once it is
-          approved.
+          {t('races.awaitingNotice')}
         </p>
       )}
 
@@ -136,7 +136,7 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
         <Suspense
           fallback={
             <div className="card live-panel" role="status">
-              <p className="muted">Loading the live view…</p>
+              <p className="muted">{t('live.loadingView')}</p>
             </div>
           }
         >

@@ -5,6 +5,7 @@ import { EmptyState, PageSpinner } from '../../components/page-state';
 import { paths } from '../../lib/paths';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
+import { useI18n } from '../../i18n';
 import { openRacesApi } from '../../features/races/api';
 
 // The live view's chunk (the map loads after it).
@@ -20,24 +21,25 @@ export function RaceRunnerRoute() {
     if (!Number.isInteger(id) || id <= 0) throw { status: 404, error: 'not_found', message: 'No such race.' };
     return openRacesApi.get(id);
   }, [id]);
-  useDocumentTitle(race.data ? `${bib} – ${race.data.Name}` : 'Runner');
+  const { t } = useI18n();
+  useDocumentTitle(race.data ? `${bib} – ${race.data.Name}` : t('runner.documentTitle'));
   if (!race.data) {
     if (race.error)
       return (
-        <EmptyState title="This race could not be found.">
-          It may have been removed, or it is not public yet. <Link to={paths.races}>See all races</Link>
+        <EmptyState title={t('races.notFound')}>
+          {t('races.notFoundLead')} <Link to={paths.races}>{t('common.seeAllRaces')}</Link>
         </EmptyState>
       );
     return <PageSpinner />;
   }
   return (
     <div className="race-detail">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to={paths.races}>Races</Link>
+      <nav aria-label={t('runner.breadcrumb')} className="breadcrumb">
+        <Link to={paths.races}>{t('nav.races')}</Link>
         <span aria-hidden="true"> / </span>
         <Link to={paths.race(race.data.RaceId)}>{race.data.Name}</Link>
         <span aria-hidden="true"> / </span>
-        <span aria-current="page">Bib {bib}</span>
+        <span aria-current="page">{t('runner.bib', { bib })}</span>
       </nav>
       <Suspense fallback={<PageSpinner />}>
         <RunnerPage race={race.data} bib={bib} />

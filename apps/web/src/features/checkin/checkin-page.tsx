@@ -8,11 +8,16 @@ import { checkinApi } from './api';
 import { loadSavedPage, openEntryStore, savePage } from './idb-store';
 import { CheckinQueue, type QueuedEntry } from './queue';
 import { registerCheckinWorker } from './service-worker';
+import { Trans } from 'react-i18next';
+import { t, useI18n } from '../../i18n';
+import { distanceUnit, formatClockSeconds, formatDistanceNumber } from '../../i18n/format';
+import { LanguageSwitch } from '../../i18n/switches';
 import './checkin.css';
 
 type Runner = PageData['Runners'][number];
 
-const KIND_LABEL: Record<CheckinKind, string> = { in: 'In', out: 'Out', dnf: 'DNF' };
+const KIND_KEY = { in: 'checkin.in', out: 'checkin.out', dnf: 'checkin.dnf' } as const;
+const kindLabel = (kind: CheckinKind) => t(KIND_KEY[kind]);
 
 function useOnline(): boolean {
   return useSyncExternalStore(
@@ -89,10 +94,11 @@ function usePageData(token: string) {
 }
 
 function timeOf(iso: string): string {
-  return new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return formatClockSeconds(iso);
 }
 
 function EntryRow({ entry, runner }: { entry: QueuedEntry; runner: Runner | undefined }) {
+  useI18n();
   const name = entry.answer
     ? `${entry.answer.FirstName} ${entry.answer.LastName}`
     : runner
@@ -102,14 +108,22 @@ function EntryRow({ entry, runner }: { entry: QueuedEntry; runner: Runner | unde
     <li className={`checkin-entry checkin-entry-${entry.state}`}>
       <span className="checkin-entry-bib">#{entry.BibNumber}</span>
       <span className="checkin-entry-main">
-        <span className="checkin-entry-name">{name || 'Unknown runner'}</span>
+        <span className="checkin-entry-name">{name || t('checkin.unknownRunner')}</span>
         <span className="checkin-entry-meta">
-          <strong>{KIND_LABEL[entry.Kind]}</strong> at {timeOf(entry.Time)}
+          <Trans
+            i18nKey="checkin.kindAt"
+            values={{ kind: kindLabel(entry.Kind), time: timeOf(entry.Time) }}
+            components={[<strong key="kind" />]}
+          />
         </span>
         {entry.state === 'refused' && <span className="checkin-entry-error">{entry.message}</span>}
       </span>
       <span className={`checkin-state checkin-state-${entry.state}`}>
-        {entry.state === 'waiting' ? 'waiting to send' : entry.state === 'sent' ? 'sent' : 'not accepted'}
+        {entry.state === 'waiting'
+          ? t('checkin.waitingToSend')
+          : entry.state === 'sent'
+            ? t('checkin.sent')
+            : t('checkin.notAccepted')}
       </span>
     </li>
   );
@@ -127,7 +141,8 @@ export function CheckinPage() {
   const [bib, setBib] = useState('');
   const [notice, setNotice] = useState('');
   const input = useRef<HTMLInputElement>(null);
-  useDocumentTitle(page ? `Check-in · ${page.CheckpointName}` : 'Check-in');
+  useI18n();
+  useDocumentTitle(page ? `${t('checkin.title')} · ${page.CheckpointName}` : t('checkin.title'));
 
   /** Whether the page would open again after a reload with no network (the service worker kept it). */
   const [offlineReady, setOfflineReady] = useState<boolean | null>(null);
@@ -157,20 +172,19 @@ export function CheckinPage() {
     input.current?.focus();
     try {
       const entry = await queue.add(bibNumber, kind);
-      setNotice(
-        `Bib ${entry.BibNumber}: ${KIND_LABEL[kind]} saved${navigator.onLine ? '' : ' (waiting to send)'}.`,
-      );
+      const vars = { bib: entry.BibNumber, kind: kindLabel(kind) };
+      setNotice(navigator.onLine ? t('checkin.saved', vars) : t('checkin.savedWaiting', vars));
     } catch {
       setBib((current) => current || bibNumber);
-      setNotice(`Bib ${bibNumber}: not saved on this phone. Try again.`);
+      setNotice(t('checkin.notSaved', { bib: bibNumber }));
     }
   };
 
   const recent = (
     <section className="checkin-card" aria-labelledby="checkin-recent">
-      <h2 id="checkin-recent">Recent entries</h2>
+      <h2 id="checkin-recent">{t('checkin.recent')}</h2>
       {entries.length === 0 ? (
-        <p className="checkin-empty">Nothing recorded on this phone yet.</p>
+        <p className="checkin-empty">{t('checkin.nothingYet')}</p>
       ) : (
         <ul className="checkin-entries">
           {entries.slice(0, 50).map((e) => (
@@ -185,8 +199,8 @@ export function CheckinPage() {
     return (
       <main className="checkin" id="main">
         <div className="checkin-card" role="alert">
-          <h1>Check-in link not valid</h1>
-          <p>This link was revoked or mistyped. Ask the race director for a new check-in link.</p>
+          <h1>{t('checkin.invalidTitle')}</h1>
+          <p>{t('checkin.invalidLead')}</p>
         </div>
         {entries.length > 0 && recent}
       </main>
@@ -196,30 +210,28 @@ export function CheckinPage() {
     <main className="checkin" id="main">
       <header className="checkin-head">
         <div>
-          <h1>{page ? page.CheckpointName : loaded ? 'Aid station' : 'Loading…'}</h1>
+          <h1>{page ? page.CheckpointName : loaded ? t('checkin.aidStation') : t('common.loading')}</h1>
           {page && (
             <p className="checkin-sub">
-              {page.RaceName} · km {page.DistanceKm.toFixed(1)}
+              {page.RaceName} · {distanceUnit()} {formatDistanceNumber(page.DistanceKm, 1)}
             </p>
           )}
         </div>
         <span className={`checkin-net ${online ? 'is-online' : 'is-offline'}`} role="status">
-          {online ? 'Online' : 'Offline'}
-          {waiting > 0 && ` · ${waiting} waiting`}
+          {online ? t('checkin.online') : t('checkin.offline')}
+          {waiting > 0 && t('checkin.waiting', { count: waiting })}
         </span>
       </header>
 
       {offlineReady !== null && (
         <p className={`checkin-offline-ready ${offlineReady ? 'is-ready' : 'is-not-ready'}`}>
-          {offlineReady
-            ? 'Ready offline: this page opens again without network.'
-            : 'Not ready offline yet: keep this page open until it has network again.'}
+          {offlineReady ? t('checkin.readyOffline') : t('checkin.notReadyOffline')}
         </p>
       )}
 
       {!persistent && (
         <p className="checkin-warning" role="alert">
-          This browser does not let the page keep entries: do not reload it until everything is sent.
+          {t('checkin.notPersistent')}
         </p>
       )}
 
@@ -230,7 +242,7 @@ export function CheckinPage() {
           void record('in');
         }}
       >
-        <label htmlFor="checkin-bib">Bib number</label>
+        <label htmlFor="checkin-bib">{t('checkin.bibNumber')}</label>
         <input
           id="checkin-bib"
           ref={input}
@@ -240,17 +252,17 @@ export function CheckinPage() {
           enterKeyHint="done"
           value={bib}
           onChange={(e) => setBib(e.target.value)}
-          placeholder="e.g. 42"
+          placeholder={t('checkin.bibPlaceholder')}
         />
         <p className="checkin-runner" aria-live="polite">
           {runner
             ? `${runner.FirstName} ${runner.LastName}${runner.Status ? ` (${runner.Status})` : ''}`
             : typed && page && !suggestions.length
-              ? 'No runner with this bib in the list'
+              ? t('checkin.noSuchBib')
               : ' '}
         </p>
         {suggestions.length > 0 && (
-          <ul className="checkin-picks" aria-label="Matching runners">
+          <ul className="checkin-picks" aria-label={t('checkin.matching')}>
             {suggestions.map((r) => (
               <li key={r.RunnerId}>
                 <button type="button" className="checkin-pick" onClick={() => setBib(r.BibNumber)}>
@@ -262,7 +274,7 @@ export function CheckinPage() {
         )}
         <div className="checkin-actions">
           <button type="submit" className="checkin-btn checkin-btn-in" disabled={!typed || !queue}>
-            In
+            {t('checkin.in')}
           </button>
           <button
             type="button"
@@ -270,7 +282,7 @@ export function CheckinPage() {
             disabled={!typed || !queue}
             onClick={() => void record('out')}
           >
-            Out
+            {t('checkin.out')}
           </button>
           <button
             type="button"
@@ -278,7 +290,7 @@ export function CheckinPage() {
             disabled={!typed || !queue}
             onClick={() => void record('dnf')}
           >
-            DNF
+            {t('checkin.dnf')}
           </button>
         </div>
         <p className="checkin-notice" aria-live="polite">
@@ -287,6 +299,9 @@ export function CheckinPage() {
       </form>
 
       {recent}
+      <footer className="checkin-lang">
+        <LanguageSwitch />
+      </footer>
     </main>
   );
 }

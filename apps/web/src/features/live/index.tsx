@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import type { Race } from '@racebeacon/domain/entities';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { useAppConfig } from '../../lib/app-config';
+import { t, useI18n } from '../../i18n';
 import { ElevationProfile } from './elevation-profile';
 import { LeaderboardTable } from './leaderboard-table';
 import {
@@ -36,6 +37,7 @@ export interface LiveRacePanelProps {
 /** The live race on the race detail screen: map, leaderboard and elevation profile, fed by one SSE stream. */
 export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
   const config = useAppConfig();
+  useI18n();
   const { state, status } = useLiveRace(race.RaceId);
   const [track, setTrack] = useState<CourseTrack | null>(null);
   const [followId, setFollowId] = useState<number | null>(null);
@@ -84,13 +86,20 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
     };
   }, [replay.answer, rows, state.trails, clock, phase]);
   const boardRows = useMemo(() => pinFollowed(shown.rows, pinned.ids), [shown.rows, pinned.ids]);
-  const followed = followId !== null ? state.rows.get(followId) : undefined;
+  const replayAtMs = replay.answer ? Date.parse(replay.answer.At) : null;
+  // While replaying, the followed runner as they were at that moment.
+  const followed =
+    followId === null
+      ? undefined
+      : replay.answer
+        ? shown.rows.find((r) => r.RunnerId === followId)
+        : state.rows.get(followId);
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 
   return (
     <section className="card live-panel" aria-labelledby="live-title">
       <div className="live-panel__head" data-phase={phase}>
-        <h2 id="live-title">{phase === 'finished' ? 'Final results' : 'Live'}</h2>
+        <h2 id="live-title">{phase === 'finished' ? t('live.finalResults') : t('live.title')}</h2>
         <PhaseLine
           phase={phase}
           status={status}
@@ -104,15 +113,17 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
       {followed ? (
         <div className="live-follow" role="status" aria-live="polite">
           <span>
-            Following {runnerLabel(followed)} {followed.FirstName} {followed.LastName}
+            {t('live.following', {
+              runner: `${runnerLabel(followed)} ${followed.FirstName} ${followed.LastName}`,
+            })}
           </span>
           <FollowedDetails row={followed} phase={phase} />
           <button type="button" onClick={() => setFollowId(null)}>
-            Stop following
+            {t('live.stopFollowing')}
           </button>
         </div>
       ) : null}
-      <Suspense fallback={<div className="live-map live-map--loading">Loading map…</div>}>
+      <Suspense fallback={<div className="live-map live-map--loading">{t('common.loadingMap')}</div>}>
         <LiveMap
           track={track}
           rows={shown.rows}
@@ -134,7 +145,7 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
           onSelect={toggleFollow}
         />
       ) : track ? (
-        <p className="live-muted">No course has been uploaded for this race yet.</p>
+        <p className="live-muted">{t('live.noCourse')}</p>
       ) : null}
       <LeaderboardTable
         rows={boardRows}
@@ -145,13 +156,14 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
         runnerPageRaceId={race.RaceId}
         onSelect={toggleFollow}
         raceId={race.RaceId}
+        atMs={replayAtMs}
       />
       {phase !== 'upcoming' ? (
         <FlowChart
           raceId={race.RaceId}
           live={phase === 'live'}
           followed={pinned.ids}
-          atMs={replay.answer ? Date.parse(replay.answer.At) : null}
+          atMs={replayAtMs}
           onPick={toggleFollow}
         />
       ) : null}
@@ -159,13 +171,13 @@ export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
   );
 }
 
-const CONNECTION_LABEL: Record<ConnectionStatus, string> = {
-  live: 'Connected',
-  connecting: 'Connecting…',
-  reconnecting: 'Reconnecting…',
-  closed: 'Live updates stopped',
-  final: 'Results are final',
-};
+const CONNECTION_LABEL = {
+  live: 'live.connected',
+  connecting: 'live.connecting',
+  reconnecting: 'live.reconnecting',
+  closed: 'live.closed',
+  final: 'live.final',
+} as const satisfies Record<ConnectionStatus, string>;
 
 /**
  * What a spectator needs to know about the race's state: when it starts, that tracking is live (and whether the
@@ -181,7 +193,7 @@ function PhaseLine(props: {
   if (phase === 'finished') {
     return (
       <p className="live-phase live-phase--finished" role="status" data-status="final">
-        {stoppedAt ? `Race finished at ${formatClock(stoppedAt)}` : 'Race finished'} · results are final
+        {stoppedAt ? t('live.finishedAt', { time: formatClock(stoppedAt) }) : t('live.finished')}
       </p>
     );
   }
@@ -190,15 +202,15 @@ function PhaseLine(props: {
       {phase === 'upcoming' ? (
         <p className="live-phase live-phase--upcoming">
           {!startTime
-            ? 'Not started yet'
+            ? t('live.notStartedYet')
             : Date.parse(startTime) > Date.now()
-              ? `Starts ${formatDateTime(startTime)}`
-              : `Waiting for the start (planned ${formatDateTime(startTime)})`}
+              ? t('live.starts', { time: formatDateTime(startTime) })
+              : t('live.waitingForStart', { time: formatDateTime(startTime) })}
         </p>
       ) : null}
-      <p className="live-muted">Live tracking updates every 2.5 minutes</p>
+      <p className="live-muted">{t('live.updatesEvery')}</p>
       <p className={`live-connection live-connection--${status}`} role="status" data-status={status}>
-        {CONNECTION_LABEL[status]}
+        {t(CONNECTION_LABEL[status])}
       </p>
     </>
   );
@@ -210,10 +222,10 @@ function FollowedDetails({ row, phase }: { row: LeaderboardRow; phase: RacePhase
   const nextAid = over ? null : formatNextWaypoint(row);
   const parts: string[] = [];
   if (row.DistanceKm !== null) parts.push(formatKmValue(row.DistanceKm));
-  if (nextAid) parts.push(`next ${nextAid}`);
-  if (row.Status === 'finished') parts.push(`finished ${formatClock(row.FinishTime)}`);
-  else if (!over && row.EtaFinish) parts.push(`finish ${formatClock(row.EtaFinish)}`);
+  if (nextAid) parts.push(t('live.next', { place: nextAid }));
+  if (row.Status === 'finished') parts.push(t('live.finishedTime', { time: formatClock(row.FinishTime) }));
+  else if (!over && row.EtaFinish) parts.push(t('live.finishTime', { time: formatClock(row.EtaFinish) }));
   const battery = formatBattery(row.BatteryState);
-  if (battery) parts.push(`battery ${battery.text}`);
+  if (battery) parts.push(t('live.battery', { battery: battery.text }));
   return parts.length ? <span className="live-follow__details">{parts.join(' · ')}</span> : null;
 }

@@ -12,9 +12,12 @@ import {
   formatKmValue,
   formatNextWaypoint,
   formatPace,
+  formatPercent,
+  formatDistance,
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
+import { useI18n } from '../../i18n';
 import { Link } from 'react-router';
 import { paths } from '../../lib/paths';
 import { liveElapsedSeconds, shownStatus, type RaceClockView, type RacePhase } from './live-clock';
@@ -40,11 +43,15 @@ export function LeaderboardTable(props: {
   runnerPageRaceId?: number;
   /** With it, each row shows its last checkpoint passed, a cutoff risk and its splits one click away. */
   raceId?: number;
+  /** The replay's moment (epoch ms), null or absent live: "last seen" and elapsed are read at it, not now. */
+  atMs?: number | null;
 }) {
   const { rows, clock, phase, followId, onSelect, raceId } = props;
   const over = phase === 'finished';
   const raceIdForLink = props.runnerPageRaceId;
-  const now = useNow(TICK_MS);
+  const { t } = useI18n();
+  const tick = useNow(TICK_MS);
+  const now = props.atMs ?? tick;
   const [search, setSearch] = useState('');
   const [gender, setGender] = useState<'' | Gender>('');
   const [ageGroup, setAgeGroup] = useState('');
@@ -63,29 +70,29 @@ export function LeaderboardTable(props: {
 
   return (
     <section className="live-board" aria-labelledby="live-board-title">
-      <h3 id="live-board-title">Leaderboard</h3>
+      <h3 id="live-board-title">{t('board.title')}</h3>
       <div className="live-board__filters">
         <label>
-          Search
+          {t('board.search')}
           <input
             type="search"
             value={search}
-            placeholder="Bib or name"
+            placeholder={t('board.searchPlaceholder')}
             onChange={(e) => setSearch(e.target.value)}
           />
         </label>
         <label>
-          Gender
+          {t('board.gender')}
           <select value={gender} onChange={(e) => setGender(e.target.value as '' | Gender)}>
-            <option value="">All</option>
+            <option value="">{t('board.all')}</option>
             <option value="M">M</option>
             <option value="F">F</option>
           </select>
         </label>
         <label>
-          Age group
+          {t('board.ageGroup')}
           <select value={ageGroup} onChange={(e) => setAgeGroup(e.target.value)}>
-            <option value="">All</option>
+            <option value="">{t('board.all')}</option>
             {AGE_GROUPS.map((g) => (
               <option key={g} value={g}>
                 {g}
@@ -97,43 +104,43 @@ export function LeaderboardTable(props: {
       <div className="live-board__scroll">
         <table className="live-board__table">
           <caption className="visually-hidden">
-            Live leaderboard, {shown.length} of {rows.length} runners
+            {t('board.caption', { shown: shown.length, total: rows.length })}
           </caption>
           <thead>
             <tr>
               <th scope="col">#</th>
               {category ? (
-                <th scope="col" className="live-board__cat" title={`Rank among ${category}`}>
-                  In {category}
+                <th scope="col" className="live-board__cat" title={t('board.rankAmong', { category })}>
+                  {t('board.inCategory', { category })}
                 </th>
               ) : null}
-              <th scope="col">Runner</th>
+              <th scope="col">{t('board.runner')}</th>
               <th scope="col" className="live-col-desk">
-                Status
-              </th>
-              <th scope="col" className="live-col-desk">
-                Distance
-              </th>
-              <th scope="col" className="live-col-wide">
-                Progress
-              </th>
-              <th scope="col" className="live-col-wide">
-                Pace
-              </th>
-              <th scope="col" className="live-col-wide">
-                Elapsed
-              </th>
-              <th scope="col" className="live-col-wide">
-                ETA
-              </th>
-              <th scope="col" className="live-col-wide">
-                Gap
+                {t('board.status')}
               </th>
               <th scope="col" className="live-col-desk">
-                {over ? 'Last fix' : 'Last seen'}
+                {t('board.distance')}
+              </th>
+              <th scope="col" className="live-col-wide">
+                {t('board.progress')}
+              </th>
+              <th scope="col" className="live-col-wide">
+                {t('board.pace')}
+              </th>
+              <th scope="col" className="live-col-wide">
+                {t('board.elapsed')}
+              </th>
+              <th scope="col" className="live-col-wide">
+                {t('board.eta')}
+              </th>
+              <th scope="col" className="live-col-wide">
+                {t('board.gap')}
+              </th>
+              <th scope="col" className="live-col-desk">
+                {over ? t('board.lastFix') : t('board.lastSeen')}
               </th>
               <th scope="col" className="live-col-phone">
-                Status
+                {t('board.status')}
               </th>
             </tr>
           </thead>
@@ -145,12 +152,12 @@ export function LeaderboardTable(props: {
                 leaderKm !== null && r.DistanceKm !== null && r.Rank !== null && r.Rank !== 1
                   ? leaderKm - r.DistanceKm
                   : null;
-              const percent = r.Percent === null ? '–' : `${r.Percent.toFixed(1)}%`;
+              const percent = r.Percent === null ? '–' : formatPercent(r.Percent);
               const pace = formatPace(r.PaceSecondsPerKm);
               const elapsed = formatDuration(liveElapsedSeconds(r, clock, now));
               const etaAt =
                 r.Status === 'finished'
-                  ? `Finished ${formatClock(r.FinishTime)}`
+                  ? t('board.finishedAt', { time: formatClock(r.FinishTime) })
                   : over
                     ? '–'
                     : formatClock(r.EtaFinish);
@@ -167,14 +174,14 @@ export function LeaderboardTable(props: {
               // After the end nobody is overdue: the time of the last fix, not how long ago it was.
               const seen = over ? formatClock(r.LastPingTime) : formatAgo(r.LastPingTime, now);
               const battery = formatBattery(r.BatteryState);
-              const gap = gapKm === null ? '–' : `+${gapKm.toFixed(2)} km`;
+              const gap = gapKm === null ? '–' : `+${formatDistance(gapKm, 2)}`;
               // On a phone the secondary columns are hidden and the same figures read as a line under the name.
               const more = [
                 percent,
                 pace,
                 elapsed,
-                r.Status === 'finished' || eta === '–' ? eta : `ETA ${eta}`,
-                gapKm === null ? null : `gap ${gap}`,
+                r.Status === 'finished' || eta === '–' ? eta : t('board.etaValue', { eta }),
+                gapKm === null ? null : t('board.gapValue', { gap }),
               ].filter((x) => x && x !== '–');
               return (
                 <tr
@@ -188,7 +195,9 @@ export function LeaderboardTable(props: {
                   {category ? (
                     <td className="live-row__cat-rank">
                       {r.CategoryRank != null ? (
-                        <span title={`${r.CategoryRank} in ${category}`}>{r.CategoryRank}</span>
+                        <span title={t('board.placeInCategory', { rank: r.CategoryRank, category })}>
+                          {r.CategoryRank}
+                        </span>
                       ) : (
                         '–'
                       )}
@@ -199,7 +208,7 @@ export function LeaderboardTable(props: {
                       type="button"
                       className="live-row__runner"
                       aria-pressed={r.RunnerId === followId}
-                      title={`Follow ${runnerLabel(r)} on the map`}
+                      title={t('board.followOnMap', { runner: runnerLabel(r) })}
                       onClick={(e) => {
                         e.stopPropagation();
                         onSelect(r.RunnerId);
@@ -211,11 +220,13 @@ export function LeaderboardTable(props: {
                       <Link
                         className="live-row__page"
                         to={paths.raceRunner(raceIdForLink, r.BibNumber)}
-                        aria-label={`Runner page of ${runnerLabel(r)} ${r.FirstName} ${r.LastName}`}
-                        title="Runner page: splits, track, follow"
+                        aria-label={t('board.runnerPageOf', {
+                          runner: `${runnerLabel(r)} ${r.FirstName} ${r.LastName}`,
+                        })}
+                        title={t('board.runnerPageTitle')}
                         onClick={(e) => e.stopPropagation()}
                       >
-                        Page ›
+                        {t('board.page')}
                       </Link>
                     ) : null}
                     <span className="live-muted">
@@ -230,7 +241,7 @@ export function LeaderboardTable(props: {
                       <span
                         className="live-row__estimate"
                         data-testid="live-estimate"
-                        title={`No fix since ${formatClock(r.LastPingTime)}: where the runner probably is now, from their pace and the terrain`}
+                        title={t('board.estimateTitle', { time: formatClock(r.LastPingTime) })}
                       >
                         {estimate}
                       </span>
@@ -253,12 +264,12 @@ export function LeaderboardTable(props: {
                   <td className="live-row__num live-col-wide">
                     {etaAt}
                     {etaRange ? (
-                      <span className="live-row__range" title="Expected between">
+                      <span className="live-row__range" title={t('board.expectedBetween')}>
                         {etaRange}
                       </span>
                     ) : null}
                     {nextAid ? (
-                      <span className="live-row__next" title="Next aid station and expected arrival">
+                      <span className="live-row__next" title={t('board.nextAidTitle')}>
                         {nextAid}
                       </span>
                     ) : null}
@@ -270,7 +281,7 @@ export function LeaderboardTable(props: {
                       <span
                         className={`live-muted live-row__battery${battery.low ? ' live-row__battery--low' : ''}`}
                       >
-                        battery {battery.text}
+                        {t('live.battery', { battery: battery.text })}
                       </span>
                     ) : null}
                   </td>
@@ -288,7 +299,7 @@ export function LeaderboardTable(props: {
             {shown.length === 0 ? (
               <tr>
                 <td colSpan={category ? 12 : 11} className="live-muted">
-                  {rows.length ? 'No runner matches these filters.' : 'No runners yet.'}
+                  {rows.length ? t('board.noMatch') : t('board.noRunners')}
                 </td>
               </tr>
             ) : null}

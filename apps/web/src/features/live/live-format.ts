@@ -1,35 +1,37 @@
-/** Display helpers of the live panel. */
+/**
+ * Display helpers of the live panel, in the viewer's language, locale and units: the formats are src/i18n/format.ts,
+ * the words the catalogue's. A component using them calls `useI18n()` so it renders again when either changes.
+ */
+import { t } from '../../i18n';
+import {
+  distanceUnit,
+  formatClock,
+  formatDayTime,
+  formatDistance,
+  formatDistanceNumber,
+  formatDuration,
+  formatPace,
+  formatPercent,
+} from '../../i18n/format';
 
-export function formatPace(secPerKm: number | null): string {
-  if (secPerKm === null || !Number.isFinite(secPerKm) || secPerKm <= 0) return '–';
-  const s = Math.round(secPerKm);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} /km`;
-}
-
-export function formatDuration(seconds: number | null): string {
-  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return '–';
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return `${h}:${String(m).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
-}
+export {
+  formatClock,
+  formatDuration,
+  formatPace,
+  formatPercent,
+  formatDistance,
+  formatDistanceNumber,
+  distanceUnit,
+};
 
 export function formatAgo(iso: string | null, now: number): string {
-  if (!iso) return 'never';
+  if (!iso) return t('time.never');
   const ms = now - Date.parse(iso);
-  if (!Number.isFinite(ms)) return 'never';
+  if (!Number.isFinite(ms)) return t('time.never');
   const min = Math.floor(Math.max(0, ms) / 60_000);
-  if (min < 1) return 'just now';
-  if (min < 120) return `${min} min ago`;
-  return `${Math.floor(min / 60)} h ${min % 60} min ago`;
-}
-
-export function formatClock(iso: string | null): string {
-  if (!iso) return '–';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime())
-    ? '–'
-    : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  if (min < 1) return t('time.justNow');
+  if (min < 120) return t('time.minutesAgo', { min });
+  return t('time.hoursAgo', { h: Math.floor(min / 60), min: min % 60 });
 }
 
 /** "14:20 (14:05–14:40)": an ETA with its range when the server gives one; "–" without an ETA. */
@@ -52,7 +54,7 @@ export function formatNextWaypoint(r: {
     return `${r.NextWaypoint} · ${formatEtaRange(r.EtaNextWaypoint, r.EtaNextWaypointEarliest, r.EtaNextWaypointLatest)}`;
   return r.NextWaypointKm === null
     ? r.NextWaypoint
-    : `${r.NextWaypoint} at ${r.NextWaypointKm.toFixed(1)} km`;
+    : t('live.waypointAt', { name: r.NextWaypoint, distance: formatDistance(r.NextWaypointKm, 1) });
 }
 
 /**
@@ -67,23 +69,16 @@ export function formatEstimate(r: {
   if (km === null || km === undefined) return null;
   const lo = r.EstimatedDistanceKmMin;
   const hi = r.EstimatedDistanceKmMax;
-  const range = lo != null && hi != null && hi - lo >= 0.05 ? ` (${lo.toFixed(1)}–${hi.toFixed(1)})` : '';
-  return `estimated ${km.toFixed(1)} km${range}`;
+  const range =
+    lo != null && hi != null && hi - lo >= 0.05
+      ? ` (${formatDistanceNumber(lo, 1)}–${formatDistanceNumber(hi, 1)})`
+      : '';
+  return `${t('live.estimated', { distance: formatDistance(km, 1) })}${range}`;
 }
 
 /** "Sat 6 Jun, 09:00": a start time a spectator can plan by. */
 export function formatDateTime(iso: string | null): string {
-  if (!iso) return '–';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime())
-    ? '–'
-    : d.toLocaleString(undefined, {
-        weekday: 'short',
-        day: 'numeric',
-        month: 'short',
-        hour: '2-digit',
-        minute: '2-digit',
-      });
+  return formatDayTime(iso);
 }
 
 /** At or below this a reported percentage reads as low (shown emphasised). */
@@ -106,21 +101,35 @@ export function formatBattery(state: string | null | undefined): { text: string;
   return { text: word, low: word === 'LOW' };
 }
 
+/** A distance given in km, two decimals, in km or miles: "12.50 km", "12,50 km", "7.77 mi". */
 export function formatKmValue(km: number | null): string {
-  return km === null ? '–' : `${km.toFixed(2)} km`;
+  return formatDistance(km, 2);
 }
 
-export const STATUS_LABEL: Record<string, string> = {
-  'not-started': 'Not started',
-  racing: 'Racing',
-  finished: 'Finished',
-  stale: 'No signal',
-  'off-course': 'Off course',
-  dnf: 'DNF',
-  dsq: 'DSQ',
-  dns: 'DNS',
-  unfinished: 'Not finished',
-};
+const STATUS_KEY = {
+  'not-started': 'status.notStarted',
+  racing: 'status.racing',
+  finished: 'status.finished',
+  stale: 'status.stale',
+  'off-course': 'status.offCourse',
+  dnf: 'status.dnf',
+  dsq: 'status.dsq',
+  dns: 'status.dns',
+  unfinished: 'status.unfinished',
+} as const;
+
+/** A runner status's label in the viewer's language (read when shown: `STATUS_LABEL[status]`). */
+export const STATUS_LABEL: Record<string, string> = new Proxy({} as Record<string, string>, {
+  get: (_target, status) =>
+    typeof status === 'string' && status in STATUS_KEY
+      ? t(STATUS_KEY[status as keyof typeof STATUS_KEY])
+      : undefined,
+});
+
+/** A runner status's label in the viewer's language (the status itself when it has none). */
+export function statusLabel(status: string): string {
+  return STATUS_LABEL[status] ?? status;
+}
 
 export function runnerLabel(r: { BibNumber: string | null; RunnerId: number }): string {
   return r.BibNumber ? `#${r.BibNumber}` : `R${r.RunnerId}`;

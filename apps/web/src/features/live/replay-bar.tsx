@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { formatDateTime } from './live-format';
 import { urlAtMoment, type ReplayControl, type ReplaySpeed } from './use-replay';
+import { useI18n } from '../../i18n';
 
 const SPEEDS: ReplaySpeed[] = [60, 600];
 
@@ -11,9 +12,10 @@ const SPEEDS: ReplaySpeed[] = [60, 600];
 export function ReplayBar(props: { control: ReplayControl; from: number; to: number; finished: boolean }) {
   const { control, from, to, finished } = props;
   const [copied, setCopied] = useState(false);
+  const { t } = useI18n();
   const value = Math.min(to, Math.max(from, control.at ?? to));
   const shown = new Date(value).toISOString();
-  const liveLabel = finished ? 'Final results' : 'Live';
+  const liveLabel = finished ? t('live.finalResults') : t('live.title');
   const copy = async () => {
     const link = urlAtMoment(window.location.href, control.at === null ? (finished ? null : value) : value);
     try {
@@ -21,21 +23,26 @@ export function ReplayBar(props: { control: ReplayControl; from: number; to: num
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
     } catch {
-      window.prompt('Copy this link', link);
+      window.prompt(t('common.copyThisLink'), link);
     }
   };
   return (
-    <div className="replay-bar" role="group" aria-label="Replay" data-replaying={control.at !== null}>
+    <div
+      className="replay-bar"
+      role="group"
+      aria-label={t('replay.label')}
+      data-replaying={control.at !== null}
+    >
       <div className="replay-bar__row">
         <span className="replay-bar__time" data-testid="replay-time">
           {control.at === null ? liveLabel : formatDateTime(shown)}
-          {control.loading ? <span className="replay-bar__loading"> · loading…</span> : null}
+          {control.loading ? <span className="replay-bar__loading">{t('replay.loading')}</span> : null}
         </span>
         <span className="replay-bar__buttons">
           {SPEEDS.map((s) =>
             control.speed === s ? (
               <button key={s} type="button" className="btn btn-secondary" onClick={control.pause}>
-                Pause
+                {t('replay.pause')}
               </button>
             ) : (
               <button
@@ -43,7 +50,7 @@ export function ReplayBar(props: { control: ReplayControl; from: number; to: num
                 type="button"
                 className="btn btn-secondary"
                 onClick={() => control.play(s)}
-                title={`Play the race at ${s} times its speed`}
+                title={t('replay.playTitle', { speed: s })}
               >
                 ▶ ×{s}
               </button>
@@ -55,7 +62,7 @@ export function ReplayBar(props: { control: ReplayControl; from: number; to: num
             </button>
           ) : null}
           <button type="button" className="btn btn-secondary" onClick={() => void copy()}>
-            {copied ? 'Copied' : 'Copy link'}
+            {copied ? t('common.copied') : t('common.copyLink')}
           </button>
         </span>
       </div>
@@ -66,7 +73,7 @@ export function ReplayBar(props: { control: ReplayControl; from: number; to: num
         max={to}
         step={60_000}
         value={value}
-        aria-label="Replay time"
+        aria-label={t('replay.time')}
         aria-valuetext={formatDateTime(shown)}
         onChange={(e) => control.seek(Number(e.target.value))}
       />

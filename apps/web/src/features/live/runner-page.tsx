@@ -18,9 +18,13 @@ import {
   formatKmValue,
   formatNextWaypoint,
   formatPace,
+  formatPercent,
+  formatDistanceNumber,
+  distanceUnit,
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
+import { t, useI18n } from '../../i18n';
 import { storyApi } from './story-api';
 import type { CourseTrack } from './live-types';
 import { liveApi } from './api';
@@ -37,6 +41,7 @@ const LiveMap = lazy(() => import('./live-map'));
  */
 export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
   const config = useAppConfig();
+  useI18n();
   const { state } = useLiveRace(race.RaceId);
   const now = useNow(30_000);
   const [track, setTrack] = useState<CourseTrack | null>(null);
@@ -78,8 +83,8 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
   if (!row) {
     return (
       <section className="card runner-page">
-        <p>{state.updatedAt === null ? 'Loading the runner…' : `No runner with bib ${bib} in this race.`}</p>
-        <Link to={paths.race(race.RaceId)}>Back to the race</Link>
+        <p>{state.updatedAt === null ? t('runner.loading') : t('runner.noSuchBib', { bib })}</p>
+        <Link to={paths.race(race.RaceId)}>{t('common.backToRace')}</Link>
       </section>
     );
   }
@@ -101,7 +106,7 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
       setCopied(true);
       setTimeout(() => setCopied(false), 2000);
     } catch {
-      window.prompt('Copy this link', window.location.href);
+      window.prompt(t('common.copyThisLink'), window.location.href);
     }
   };
 
@@ -118,37 +123,37 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
             aria-pressed={isFollowed}
             onClick={() => toggle(row.RunnerId)}
           >
-            {isFollowed ? 'Following ✓' : 'Follow'}
+            {isFollowed ? t('runner.following') : t('runner.follow')}
           </button>
           <button type="button" className="btn btn-secondary" onClick={() => void share()}>
-            {copied ? 'Link copied' : 'Copy link'}
+            {copied ? t('common.linkCopied') : t('common.copyLink')}
           </button>
         </div>
       </div>
       <dl className="runner-page__facts">
         <div>
-          <dt>Status</dt>
+          <dt>{t('runner.status')}</dt>
           <dd data-testid="runner-status">
             <span className={`live-status live-status--${status}`}>{STATUS_LABEL[status] ?? status}</span>
           </dd>
         </div>
         <div>
-          <dt>Rank</dt>
+          <dt>{t('runner.rank')}</dt>
           <dd data-testid="runner-rank">{row.Rank ?? '–'}</dd>
         </div>
         <div>
-          <dt>Distance</dt>
+          <dt>{t('runner.distance')}</dt>
           <dd>
             {formatKmValue(row.DistanceKm)}
-            {row.Percent !== null ? ` (${row.Percent.toFixed(1)}%)` : ''}
+            {row.Percent !== null ? ` (${formatPercent(row.Percent)})` : ''}
           </dd>
         </div>
         <div>
-          <dt>Pace</dt>
+          <dt>{t('runner.pace')}</dt>
           <dd>{formatPace(row.PaceSecondsPerKm)}</dd>
         </div>
         <div>
-          <dt>{row.Status === 'finished' ? 'Finished' : 'ETA finish'}</dt>
+          <dt>{row.Status === 'finished' ? t('runner.finished') : t('runner.etaFinish')}</dt>
           <dd>
             {row.Status === 'finished'
               ? formatClock(row.FinishTime)
@@ -157,28 +162,28 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
         </div>
         {row.Status !== 'finished' && formatNextWaypoint(row) ? (
           <div>
-            <dt>Next aid station</dt>
+            <dt>{t('runner.nextAid')}</dt>
             <dd>{formatNextWaypoint(row)}</dd>
           </div>
         ) : null}
         {formatEstimate(row) ? (
           <div>
-            <dt>Now (no fix)</dt>
+            <dt>{t('runner.nowNoFix')}</dt>
             <dd className="live-row__estimate" data-testid="runner-estimate">
               {formatEstimate(row)}
             </dd>
           </div>
         ) : null}
         <div>
-          <dt>Elapsed</dt>
+          <dt>{t('runner.elapsed')}</dt>
           <dd>{formatDuration(row.ElapsedSeconds)}</dd>
         </div>
         <div>
-          <dt>Battery</dt>
+          <dt>{t('runner.battery')}</dt>
           <dd className={battery?.low ? 'is-low' : undefined}>{battery?.text ?? '–'}</dd>
         </div>
         <div>
-          <dt>Last fix</dt>
+          <dt>{t('runner.lastFix')}</dt>
           <dd>
             {row.LastPingTime
               ? `${formatClock(row.LastPingTime)} (${formatAgo(row.LastPingTime, now)})`
@@ -186,19 +191,19 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
           </dd>
         </div>
       </dl>
-      <h3>Splits</h3>
+      <h3>{t('runner.splits')}</h3>
       {checkpoints.length === 0 ? (
-        <p className="live-muted">This race has no checkpoints.</p>
+        <p className="live-muted">{t('runner.noCheckpoints')}</p>
       ) : (
         <div className="runner-page__scroll">
           <table className="runner-page__splits">
             <thead>
               <tr>
-                <th scope="col">Checkpoint</th>
-                <th scope="col">km</th>
-                <th scope="col">Passed</th>
-                <th scope="col" title="Pace over the section from the previous checkpoint">
-                  Section
+                <th scope="col">{t('runner.checkpoint')}</th>
+                <th scope="col">{distanceUnit()}</th>
+                <th scope="col">{t('runner.passed')}</th>
+                <th scope="col" title={t('runner.sectionTitle')}>
+                  {t('runner.section')}
                 </th>
               </tr>
             </thead>
@@ -209,10 +214,14 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
                 return (
                   <tr key={c.CheckpointId} data-checkpoint={c.Name}>
                     <td>{byId.get(c.CheckpointId)?.Name}</td>
-                    <td>{c.DistanceKm.toFixed(1)}</td>
+                    <td>{formatDistanceNumber(c.DistanceKm, 1)}</td>
                     <td>
                       {s ? formatClock(s.PassingTime) : '–'}
-                      {s?.Source === 'check-in' ? ' (check-in)' : s?.Estimated ? ' (est.)' : ''}
+                      {s?.Source === 'check-in'
+                        ? t('runner.viaCheckin')
+                        : s?.Estimated
+                          ? t('runner.estimatedPass')
+                          : ''}
                     </td>
                     <td>
                       {p
@@ -226,8 +235,8 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
           </table>
         </div>
       )}
-      <h3>Track</h3>
-      <Suspense fallback={<div className="live-map live-map--loading">Loading map…</div>}>
+      <h3>{t('runner.track')}</h3>
+      <Suspense fallback={<div className="live-map live-map--loading">{t('common.loadingMap')}</div>}>
         <LiveMap
           track={track}
           rows={[row]}
@@ -249,7 +258,7 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
         />
       ) : null}
       <p>
-        <Link to={paths.race(race.RaceId)}>Back to the race</Link>
+        <Link to={paths.race(race.RaceId)}>{t('common.backToRace')}</Link>
       </p>
     </section>
   );

@@ -3,7 +3,8 @@ import { sectionPaces } from '@racebeacon/domain/course';
 import type { Checkpoint, RunnerSplits } from '@racebeacon/domain/entities';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import { liveApi } from './api';
-import { formatClock, formatDuration, formatPace } from './live-format';
+import { distanceUnit, formatClock, formatDistanceNumber, formatDuration, formatPace } from './live-format';
+import { t, useI18n } from '../../i18n';
 import './runner-splits.css';
 
 /**
@@ -13,6 +14,7 @@ import './runner-splits.css';
  */
 export function RunnerCheckpoints({ raceId, row }: { raceId: number; row: LeaderboardRow }) {
   const [open, setOpen] = useState(false);
+  useI18n();
   const passed = row.LastCheckpoint
     ? `${row.LastCheckpoint} · ${formatClock(row.LastCheckpointTime ?? null)}`
     : null;
@@ -20,13 +22,13 @@ export function RunnerCheckpoints({ raceId, row }: { raceId: number; row: Leader
   return (
     <span className="live-row__checkpoints" onClick={(e) => e.stopPropagation()}>
       {passed ? (
-        <span className="live-row__passed" data-testid="last-checkpoint" title="Last checkpoint passed">
+        <span className="live-row__passed" data-testid="last-checkpoint" title={t('splits.lastPassed')}>
           {passed}
         </span>
       ) : null}
       {row.CutoffRisk ? (
-        <span className="live-cutoff-risk" data-testid="cutoff-risk" title="Expected after the next cutoff">
-          Cutoff risk
+        <span className="live-cutoff-risk" data-testid="cutoff-risk" title={t('splits.cutoffRiskTitle')}>
+          {t('splits.cutoffRisk')}
         </span>
       ) : null}
       {passed ? (
@@ -36,7 +38,7 @@ export function RunnerCheckpoints({ raceId, row }: { raceId: number; row: Leader
           aria-expanded={open}
           onClick={() => setOpen((o) => !o)}
         >
-          {open ? 'Hide splits' : 'Splits'}
+          {open ? t('splits.hide') : t('splits.title')}
         </button>
       ) : null}
       {open ? <SplitsPanel raceId={raceId} runnerId={row.RunnerId} /> : null}
@@ -47,6 +49,7 @@ export function RunnerCheckpoints({ raceId, row }: { raceId: number; row: Leader
 function SplitsPanel({ raceId, runnerId }: { raceId: number; runnerId: number }) {
   const [data, setData] = useState<{ splits: RunnerSplits | null; checkpoints: Checkpoint[] } | null>(null);
   const [failed, setFailed] = useState(false);
+  useI18n();
   useEffect(() => {
     let live = true;
     Promise.all([liveApi.splits(raceId), liveApi.checkpoints(raceId)])
@@ -58,8 +61,8 @@ function SplitsPanel({ raceId, runnerId }: { raceId: number; runnerId: number })
       live = false;
     };
   }, [raceId, runnerId]);
-  if (failed) return <span className="live-muted">The splits could not be loaded.</span>;
-  if (!data) return <span className="live-muted">Loading splits…</span>;
+  if (failed) return <span className="live-muted">{t('splits.loadFailed')}</span>;
+  if (!data) return <span className="live-muted">{t('splits.loading')}</span>;
   const byId = new Map(data.checkpoints.map((c) => [c.CheckpointId, c]));
   const splits = data.splits?.Splits ?? [];
   const paces = sectionPaces(
@@ -69,18 +72,18 @@ function SplitsPanel({ raceId, runnerId }: { raceId: number; runnerId: number })
   const paceTo = new Map(paces.map((p) => [p.toCheckpointId, p]));
   return (
     <table className="live-splits" data-testid="runner-splits">
-      <caption className="visually-hidden">Splits</caption>
+      <caption className="visually-hidden">{t('splits.title')}</caption>
       <thead>
         <tr>
-          <th scope="col">Checkpoint</th>
+          <th scope="col">{t('splits.checkpoint')}</th>
           <th scope="col" className="live-splits__km">
-            km
+            {distanceUnit()}
           </th>
-          <th scope="col">Passed</th>
+          <th scope="col">{t('splits.passed')}</th>
           <th scope="col" className="live-splits__section">
-            Section
+            {t('splits.section')}
           </th>
-          <th scope="col">Pace</th>
+          <th scope="col">{t('splits.pace')}</th>
         </tr>
       </thead>
       <tbody>
@@ -90,14 +93,14 @@ function SplitsPanel({ raceId, runnerId }: { raceId: number; runnerId: number })
           return (
             <tr key={s.CheckpointId}>
               <th scope="row">{cp?.Name ?? `#${s.CheckpointId}`}</th>
-              <td className="live-splits__km">{cp ? cp.DistanceKm.toFixed(1) : '–'}</td>
+              <td className="live-splits__km">{cp ? formatDistanceNumber(cp.DistanceKm, 1) : '–'}</td>
               <td
                 title={
                   s.Source === 'check-in'
-                    ? 'Aid-station check-in'
+                    ? t('splits.viaCheckin')
                     : s.Estimated
-                      ? 'Between two GPS fixes'
-                      : 'GPS'
+                      ? t('splits.betweenFixes')
+                      : t('splits.gps')
                 }
               >
                 {formatClock(s.PassingTime)}
@@ -113,7 +116,7 @@ function SplitsPanel({ raceId, runnerId }: { raceId: number; runnerId: number })
         {splits.length === 0 ? (
           <tr>
             <td colSpan={5} className="live-muted">
-              No checkpoint passed yet.
+              {t('splits.noneYet')}
             </td>
           </tr>
         ) : null}

@@ -2,6 +2,7 @@ import type { Race } from '@racebeacon/domain/entities';
 import { Link } from 'react-router';
 import { formatDateTime, yn } from '../../lib/format';
 import { StagePill } from './race-status';
+import { t, useI18n } from '../../i18n';
 
 export interface RaceCardField {
   label: string;
@@ -13,6 +14,7 @@ export interface RaceCardField {
  * the card. `fields` are the Y/N flags each list shows (they differ between Races and My Races).
  */
 export function RaceCard({ race, to, fields }: { race: Race; to: string; fields: RaceCardField[] }) {
+  useI18n();
   return (
     <article className="card race-card" data-testid="race-card">
       <div className="race-card-top">
@@ -23,14 +25,14 @@ export function RaceCard({ race, to, fields }: { race: Race; to: string; fields:
         </h2>
         <StagePill race={race} />
       </div>
-      <p className="race-card-desc">{race.Description || 'No description yet.'}</p>
+      <p className="race-card-desc">{race.Description || t('races.noDescription')}</p>
       <dl className="facts">
         <div>
-          <dt>Location</dt>
+          <dt>{t('races.location')}</dt>
           <dd>{race.Location || '-'}</dd>
         </div>
         <div>
-          <dt>StartTime</dt>
+          <dt>{t('races.startTime')}</dt>
           <dd>{formatDateTime(race.StartTime)}</dd>
         </div>
         {fields.map((f) => (
@@ -45,12 +47,12 @@ export function RaceCard({ race, to, fields }: { race: Race; to: string; fields:
 }
 
 export const publicFlags = (race: Race): RaceCardField[] => [
-  { label: 'HasStarted', value: yn(race.HasStarted) },
-  { label: 'HasFinished', value: yn(race.HasFinished) },
+  { label: t('races.hasStarted'), value: yn(race.HasStarted) },
+  { label: t('races.hasFinished'), value: yn(race.HasFinished) },
 ];
 
 export const directorFlags = (race: Race): RaceCardField[] => [
-  { label: 'Started', value: yn(race.HasStarted) },
-  { label: 'Finished', value: yn(race.HasFinished) },
-  { label: 'Approved', value: yn(race.Approved) },
+  { label: t('races.started'), value: yn(race.HasStarted) },
+  { label: t('races.finished'), value: yn(race.HasFinished) },
+  { label: t('races.approved'), value: yn(race.Approved) },
 ];

@@ -5,22 +5,24 @@ import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from './api';
 import { publicFlags, RaceCard } from './race-card';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import { useI18n } from '../../i18n';
 
 /** /races: every public (approved) race. */
 export function RacesPage() {
-  useDocumentTitle('Races');
+  const { t } = useI18n();
+  useDocumentTitle(t('races.title'));
   const races = useResource(() => openRacesApi.list(), []);
   return (
     <>
-      <PageHeader title="Races">Follow a race live, look up its course and its runners.</PageHeader>
+      <PageHeader title={t('races.title')}>{t('races.lead')}</PageHeader>
       {races.data === undefined ? (
         races.error ? (
-          <EmptyState title="Races could not be loaded.">Please try again in a moment.</EmptyState>
+          <EmptyState title={t('races.loadFailed')}>{t('races.tryAgain')}</EmptyState>
         ) : (
           <PageSpinner />
         )
       ) : races.data.length === 0 ? (
-        <EmptyState title="No races yet.">Public races appear here once they are approved.</EmptyState>
+        <EmptyState title={t('races.none')}>{t('races.noneLead')}</EmptyState>
       ) : (
         <div className="card-grid">
           {byRelevance(races.data).map((race) => (
