@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from './support/browser';
+import { startServer, type RunningServer } from './support/server';
+import { appErrors, captureScreen, seedRace, seedRunner } from './support/web';
+
+/**
+ * Issue 15, "In their language": the footer's language switch, the choice kept over a reload, the browser's
+ * language as the default (English when the app does not have it), and the units switch.
+ */
+let server: RunningServer;
+let browser: Browser;
+let raceId: number;
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  raceId = await seedRace(server.app, {
+    name: 'Col du Lautaret 42',
+    location: 'Briançon',
+    startTime: new Date('2026-07-04T05:00:00Z'),
+    hasStarted: true,
+  });
+  await seedRunner(server.app, raceId, {
+    firstName: 'Léa',
+    lastName: 'Martin',
+    bibNumber: '21',
+    gender: 'F',
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A page in a browser whose language is `locale` (navigator.languages and Accept-Language). */
+async function pageIn(locale: string): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
+  await context.route(/tile\.openstreetmap\.org|\{s\}\.tile/, (route) =>
+    route.fulfill({ status: 204, body: '' }),
+  );
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  });
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  return { page, errors };
+}
+
+const navTexts = async (page: Page) =>
+  (await page.locator('header nav :is(a, button)').allTextContents()).map((t) => t.trim());
+
+/** Waits until the element's text is `text` (the language switch loads its catalogue first). */
+async function textOf(page: Page, selector: string, text: string): Promise<void> {
+  await expect.poll(() => page.locator(selector).first().textContent(), { timeout: 30_000 }).toBe(text);
+}
+
+describe('language', () => {
+  it('English by default; French from the footer switch, kept over a reload', async () => {
+    const { page, errors } = await pageIn('en-US');
+    await page.goto(server.url);
+    await textOf(page, '.welcome-lead', 'Welcome to RaceBeacon - the ultimate race tracking solution!');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await expect(navTexts(page)).resolves.toEqual(['Home', 'Races', 'Director Login', 'Director SignUp']);
+
+    await page.getByTestId('language-switch').selectOption('fr');
+    await textOf(page, '.welcome-lead', 'Bienvenue sur RaceBeacon, la solution ultime de suivi de course !');
+    await expect(page.locator('.selling-points li .point-text').allTextContents()).resolves.toEqual([
+      'suivi en direct mis à jour toutes les 2,5 minutes',
+      'fonctionne en zone isolée, sans réseau mobile',
+      'classement de la course en temps réel',
+      'mise en place et configuration faciles',
+    ]);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('fr');
+    await expect(navTexts(page)).resolves.toEqual([
+      'Accueil',
+      'Courses',
+      'Connexion organisateur',
+      'Inscription organisateur',
+    ]);
+    await expect(page.locator('.site-footer').textContent()).resolves.toContain(
+      'Politique de confidentialité',
+    );
+
+    // The race list in French, and the choice survives a reload.
+    await page.locator('header nav a', { hasText: 'Courses' }).click();
+    await textOf(page, 'h1', 'Courses');
+    await page.reload();
+    await textOf(page, 'h1', 'Courses');
+    const card = page.getByTestId('race-card').first();
+    await card.waitFor();
+    await expect(card.locator('dt').allTextContents()).resolves.toEqual([
+      'Lieu',
+      'Départ',
+      'Commencée',
+      'Terminée',
+    ]);
+    await expect(card.locator('dd.yn').allTextContents()).resolves.toEqual(['O', 'N']);
+    await expect(card.locator('.pill').textContent()).resolves.toBe('En direct');
+    await expect(page.getByTestId('language-switch').inputValue()).resolves.toBe('fr');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('fr');
+    expect(await captureScreen(page, 'i18n-races-fr')).toEqual([]);
+
+    // Back to English: the spec's texts again.
+    await page.getByTestId('language-switch').selectOption('en');
+    await textOf(page, 'h1', 'Races');
+    await expect(card.locator('dt').allTextContents()).resolves.toEqual([
+      'Location',
+      'StartTime',
+      'HasStarted',
+      'HasFinished',
+    ]);
+    expect(appErrors(errors)).toEqual([]);
+  });
+
+  it('a German browser starts in German, on the live race page too, and miles can be chosen', async () => {
+    const { page, errors } = await pageIn('de-DE');
+    await page.goto(`${server.url}/race/${raceId}`);
+    await textOf(page, '#live-board-title', 'Rangliste');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+    await expect(page.getByTestId('language-switch').inputValue()).resolves.toBe('de');
+    await expect(page.locator('.live-board__table thead th').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['Teilnehmer', 'Distanz', 'Pace', 'Abstand']),
+    );
+    await textOf(page, '.live-row__who .live-row__runner', '#21 Léa Martin');
+    await expect(page.locator('.live-board').textContent()).resolves.toContain('Nicht gestartet');
+    await page.getByTestId('units-switch').selectOption('mi');
+    await expect(page.getByTestId('units-switch').inputValue()).resolves.toBe('mi');
+    expect(await captureScreen(page, 'i18n-race-de')).toEqual([]);
+    expect(appErrors(errors)).toEqual([]);
+  });
+
+  it('a browser language the app does not have gets English', async () => {
+    const { page, errors } = await pageIn('ja-JP');
+    await page.goto(server.url);
+    await textOf(page, '.welcome-lead', 'Welcome to RaceBeacon - the ultimate race tracking solution!');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await expect(page.getByTestId('language-switch').inputValue()).resolves.toBe('en');
+    expect(appErrors(errors)).toEqual([]);
+  });
+});
