@@ -45,7 +45,8 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
           lat, lon, altitude, speed, battery_percent, battery_state, source)::text AS e
       FROM ins
     ), evs AS (
-      SELECT e, sum(octet_length(e) + 1) OVER (ORDER BY e ROWS UNBOUNDED PRECEDING) AS cum FROM ev
+      -- A running total in the rows' own order (no sort): notifications of at most NOTIFY_PACK_BYTES + one fix.
+      SELECT e, sum(octet_length(e) + 1) OVER (ROWS UNBOUNDED PRECEDING) AS cum FROM ev
     ), nt AS (
       SELECT pg_notify(${notify.channel}::text, ${notify.prefix}::text || '[' || string_agg(e, ',') || ']')
       FROM evs GROUP BY floor(cum / ${sql.raw(String(NOTIFY_PACK_BYTES))})
@@ -77,15 +78,18 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
         notify ? sql`, lat, lon, altitude, speed, battery_percent, battery_state, source` : sql``
       }
     ), lk AS (
-      -- Lock the batch's devices in id order, so concurrent batches touching the same devices cannot deadlock.
-      SELECT id FROM devices WHERE id IN (SELECT device_id FROM a) ORDER BY id FOR UPDATE
+      -- Lock the batch's devices in id order, so concurrent batches touching the same devices cannot deadlock. By
+      -- primary key (= ANY of an array: an index scan), not a join that reads every device of the table; and FOR NO
+      -- KEY UPDATE, the lock the UPDATE takes anyway, which does not block other batches' inserts of positions of
+      -- these devices (their foreign key check takes FOR KEY SHARE, which FOR UPDATE would block until commit).
+      SELECT id FROM devices WHERE id = ANY (ARRAY(SELECT device_id FROM a)) ORDER BY id FOR NO KEY UPDATE
     ), upd AS (
       UPDATE devices d
       SET last_ping_time = n.t, last_lat = n.lat, last_lon = n.lon,
           battery_percent = COALESCE(n.bp, d.battery_percent),
           battery_state = COALESCE(n.bs, d.battery_state)
       FROM (SELECT DISTINCT ON (device_id) device_id, t, lat, lon, bp, bs FROM a ORDER BY device_id, t DESC) n
-      WHERE d.id = n.device_id AND d.id IN (SELECT id FROM lk)
+      WHERE d.id = n.device_id AND d.id = ANY (ARRAY(SELECT id FROM lk))
         AND (d.last_ping_time IS NULL OR d.last_ping_time < n.t)
       RETURNING d.id
     )${announce}
