@@ -296,6 +296,69 @@ describe.each(dbKinds)('replay and race-flow (%s)', (kind) => {
     expect(row(after, '1').LastCheckpointTime).toBe(new Date(at(56)).toISOString());
   });
 
+  it('a runner without a tracker who checked in at an aid station is at the checkpoint from when it was sent', async () => {
+    // A race of its own: runner 1 with a tracker (3 km at minute 20), runner 2 with none, checked in at Aid 1 (5 km)
+    // at minute 40, the volunteer's phone sending it at minute 42.
+    const ci = await seedLiveRace(t.app.db, {
+      runners: 2,
+      clockStartMs: start,
+      expectedIntervalS: 600,
+      keyPrefix: 'ci',
+    });
+    const [gps, walker] = ci.runners;
+    await storeReceived(t.app, ci.raceId, gps, [
+      { t: at(10), km: 1.5, receivedMs: at(10) + 10_000 },
+      { t: at(20), km: 3.0, receivedMs: at(20) + 10_000 },
+    ]);
+    // The checkpoints are built from the course on first read.
+    expect((await t.app.inject({ url: `/api/open/races/${ci.raceId}/checkpoints` })).statusCode).toBe(200);
+    const [aid] = await t.app.db
+      .select({ id: checkpoints.id, lat: checkpoints.lat, lon: checkpoints.lon })
+      .from(checkpoints)
+      .where(eq(checkpoints.raceId, ci.raceId))
+      .orderBy(checkpoints.seq)
+      .offset(1)
+      .limit(1);
+    await t.app.db.insert(checkinEntries).values({
+      entryId: 'replay-walker-1',
+      raceId: ci.raceId,
+      checkpointId: aid.id,
+      runnerId: walker.runnerId,
+      bibNumber: walker.bib,
+      kind: 'in',
+      time: new Date(at(40)),
+      receivedAt: new Date(at(42)),
+    });
+    const walkerAt = async (m: number) => {
+      const a = await replay(`?at=${iso(at(m))}`, ci.raceId);
+      return {
+        row: a.Leaderboard.find((r) => r.RunnerId === walker.runnerId)!,
+        latest: a.Positions.find((p) => p.RunnerId === walker.runnerId)!.Latest,
+      };
+    };
+    // Before the phone sent it: not seen (even after the check-in's own time).
+    const before = await walkerAt(41);
+    expect(before.latest).toBeNull();
+    expect(before.row.Status).toBe('not-started');
+    expect(before.row.LastCheckpoint).toBeNull();
+    // From then on: at the checkpoint, 5 km, past Aid 1 at minute 40, ahead of the runner at 3 km.
+    const after = await walkerAt(43);
+    expect(after.latest).toEqual([at(40), aid.lat, aid.lon]);
+    expect(after.row.LastPingTime).toBe(new Date(at(40)).toISOString());
+    expect(after.row.DistanceKm).toBeCloseTo(5, 1);
+    expect(after.row.LastCheckpoint).toBe('Aid 1');
+    expect(after.row.LastCheckpointTime).toBe(new Date(at(40)).toISOString());
+    expect(after.row.Rank).toBe(1);
+    // And the replay at now shows what the live leaderboard shows for that runner.
+    const live = (await t.app.inject({ url: `/api/open/races/${ci.raceId}/leaderboard` })).json<
+      LeaderboardRow[]
+    >();
+    const now = await replay('', ci.raceId);
+    const pick = (rows: LeaderboardRow[]) =>
+      rows.map((r) => [r.RunnerId, r.Rank, r.Status, r.DistanceKm, r.LastPingTime, r.LastCheckpoint]);
+    expect(pick(now.Leaderboard)).toEqual(pick(live));
+  });
+
   it.each([
     ['not a time', '?at=yesterday'],
     ['no offset', '?at=2026-06-01T10:00:00'],

@@ -59,14 +59,21 @@ export class RaceReplay {
   constructor(
     private readonly live: RaceLive,
     runners: LiveRunnerRow[],
+  /** Check-ins already in the timelines as fixes (runner:checkpoint:time). */
+  private readonly checkinFixesApplied = new Set<string>();
     offCourseM: number,
   ) {
     this.generation = live.generation;
     this.runners = runners.map((info) => newRunnerLive(info, offCourseM, live.settings.LostSignalFactor));
   }
 
-  /** Adds stored fixes, in arrival order; fixes already applied (by id) are skipped. */
-  apply(rows: ReceivedFixRow[]): void {
+  /**
+   * Adds stored fixes, in arrival order, and the aid-station check-ins not applied yet: each a fix at its checkpoint
+   * arriving when the server was told of it, as the live race takes them (a runner without a tracker appears at the
+   * checkpoint). Fixes already applied (by id) are skipped.
+   */
+  apply(fixRows: ReceivedFixRow[], checkins: readonly CheckinPassingRow[] = []): void {
+    const rows = this.withCheckinFixes(fixRows, checkins);
     const course = this.live.course;
     const stopMs = this.live.clock.stopMs;
     const byId = new Map(this.runners.map((r) => [r.info.id, r]));
@@ -83,9 +90,12 @@ export class RaceReplay {
       const group: LiveFix[] = [];
       for (let i = k; i < e; i++) {
         const row = rows[i];
-        if (this.seen.has(row.id)) continue;
-        this.seen.add(row.id);
-        if (row.id > this.maxId) this.maxId = row.id;
+        // Check-in fixes have no id (-1): the caller's list is new ones only.
+        if (row.id >= 0) {
+          if (this.seen.has(row.id)) continue;
+          this.seen.add(row.id);
+          if (row.id > this.maxId) this.maxId = row.id;
+        }
         if (stopMs === null || row.t <= stopMs)
           this.lastArrivalInRaceMs = Math.max(this.lastArrivalInRaceMs, row.receivedMs);
         group.push({
@@ -119,6 +129,29 @@ export class RaceReplay {
   setRaceOps(history: StatusChangeRow[], checkins: CheckinPassingRow[]): void {
     this.statusHistory = groupByRunner(history);
     this.checkinsByRunner = groupByRunner(checkins);
+  /** The fixes with the check-ins not applied yet as fixes (id -1), in arrival order (then runner and time). */
+  private withCheckinFixes(rows: ReceivedFixRow[], checkins: readonly CheckinPassingRow[]): ReceivedFixRow[] {
+    const added: ReceivedFixRow[] = [];
+    for (const c of checkins) {
+      const key = `${c.runnerId}:${c.checkpointId}:${c.t}`;
+      if (this.checkinFixesApplied.has(key)) continue;
+      this.checkinFixesApplied.add(key);
+      added.push({ ...c, id: -1, batteryPercent: null, batteryState: null });
+    }
+    if (added.length === 0) return rows;
+    const order = (a: ReceivedFixRow, b: ReceivedFixRow) =>
+      a.receivedMs - b.receivedMs || a.runnerId - b.runnerId || a.t - b.t;
+    added.sort(order);
+    const out: ReceivedFixRow[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < rows.length || j < added.length)
+      out.push(
+        j >= added.length || (i < rows.length && order(rows[i], added[j]) <= 0) ? rows[i++] : added[j++],
+      );
+    return out;
+  }
+
   }
 
   /** The status set by people in force at `atMs` (the live rule of `manualStatusOf`, at that moment). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { checkinEntries, positions, races, runnerStatusLog, runners } from '../db/schema';
+import { checkinEntries, checkpoints, positions, races, runnerStatusLog, runners } from '../db/schema';
 
 /**
  * What replay and the flow chart read beyond the live state: fixes with their arrival time, checkpoints, the history
@@ -102,12 +102,17 @@ export async function listStatusHistory(db: DbOrTx, raceId: number): Promise<Sta
   }));
 }
 
-/** An aid-station check-in of a runner: when the runner was there (t) and when the server was told (receivedMs). */
+/**
+ * An aid-station check-in of a runner: when the runner was there (t), when the server was told (receivedMs), and
+ * where the checkpoint is (the live race takes a check-in as a fix there, so the replay does too).
+ */
 export interface CheckinPassingRow {
   runnerId: number;
   checkpointId: number;
   t: number;
   receivedMs: number;
+  lat: number;
+  lon: number;
 }
 
 export async function listCheckinPassings(db: DbOrTx, raceId: number): Promise<CheckinPassingRow[]> {
@@ -117,8 +122,11 @@ export async function listCheckinPassings(db: DbOrTx, raceId: number): Promise<C
       checkpointId: checkinEntries.checkpointId,
       time: checkinEntries.time,
       receivedAt: checkinEntries.receivedAt,
+      lat: checkpoints.lat,
+      lon: checkpoints.lon,
     })
     .from(checkinEntries)
+    .innerJoin(checkpoints, eq(checkpoints.id, checkinEntries.checkpointId))
     .where(and(eq(checkinEntries.raceId, raceId), isNotNull(checkinEntries.runnerId)))
     .orderBy(asc(checkinEntries.time));
   return rows.map((r) => ({
@@ -126,5 +134,7 @@ export async function listCheckinPassings(db: DbOrTx, raceId: number): Promise<C
     checkpointId: r.checkpointId,
     t: r.time.getTime(),
     receivedMs: r.receivedAt.getTime(),
+    lat: r.lat,
+    lon: r.lon,
   }));
 }

@@ -92,7 +92,7 @@ export class ReplayService {
         listStatusHistory(db, raceId),
         listCheckinPassings(db, raceId),
       ]);
-      have.apply(rows);
+      have.apply(rows, checkins);
       have.setRaceOps(history, checkins);
       have.liveVersion = version;
       return have;
@@ -104,7 +104,7 @@ export class ReplayService {
       listCheckinPassings(db, raceId),
     ]);
     const replay = new RaceReplay(live, runners, this.opts.offCourseM);
-    replay.apply(rows);
+    replay.apply(rows, checkins);
     replay.setRaceOps(history, checkins);
     replay.liveVersion = version;
     this.races.set(raceId, replay);
