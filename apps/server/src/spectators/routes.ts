@@ -5,7 +5,9 @@ import { races } from '../db/schema';
 import { notFound } from '../lib/errors';
 import { raceIdParams } from '../lib/http-schemas';
 import { courseTrack } from '../live/course-track';
-import { renderTextNotFound, renderTextPage, TEXT_PAGE_ROWS } from './text-page';
+import { DATABASE_RETRY_AFTER_S } from '../db/outage';
+import { isDatabaseUnavailable } from '../db/errors';
+import { renderTextNotFound, renderTextPage, renderTextUnavailable, TEXT_PAGE_ROWS } from './text-page';
 
 const textQuery = z.object({
   q: z.string().trim().max(100).optional().describe('Bib or name to look for'),
@@ -16,6 +18,20 @@ const textQuery = z.object({
  * (`/embed/race/{raceId}`) are web app routes, served with their own frame-ancestors by platform/web-app.ts.
  */
 const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
+  // The database away: a browser gets a readable 503 page that reloads itself; an API client (and every other
+  // error) goes on to the app's error handler ({error, message}, 503 with Retry-After).
+  app.setErrorHandler((err, request, reply) => {
+    const raceId = (request.params as { raceId?: unknown } | undefined)?.raceId;
+    if (!isDatabaseUnavailable(err) || !/text\/html/i.test(request.headers.accept ?? '')) throw err;
+    app.databaseOutage.failed(err);
+    return reply
+      .code(503)
+      .header('retry-after', String(DATABASE_RETRY_AFTER_S))
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(renderTextUnavailable(app.config.PRODUCT_NAME, Number(raceId), DATABASE_RETRY_AFTER_S));
+  });
+
   app.get(
     '/race/:raceId/text',
     {

@@ -156,6 +156,30 @@ ${rows}
 }
 
 /** The 404 page of the text view: an unknown race, or one that is not public. */
+/**
+ * The text view while the database cannot be reached (503): a readable page that reloads itself after
+ * `retryAfterS` (no script: a meta refresh), not the API's JSON.
+ */
+export function renderTextUnavailable(productName: string, raceId: number, retryAfterS: number): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${retryAfterS}">
+<title>Results unavailable · ${escapeHtml(productName)}</title>
+<style>${TEXT_PAGE_STYLE}</style>
+</head>
+<body>
+<main>
+<h1>Results unavailable for a moment</h1>
+<p>The results of race ${raceId} cannot be read right now. This page tries again in ${retryAfterS} seconds.</p>
+</main>
+</body>
+</html>
+`;
+}
+
 export function renderTextNotFound(productName: string, raceId: number): string {
   return `<!doctype html>
 <html lang="en">
