@@ -1,14 +1,26 @@
 import type { LeaderboardRow, PushPayload, RunnerSplits } from '@racebeacon/domain';
 import { eq } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app';
+import { loadConfig } from '../src/config';
 import { pushSubscriptions, races, settings } from '../src/db/schema';
 import { PushNotifyJob } from '../src/jobs/push-notify-job';
+import { endpointAllowed, parsePushEndpointHosts } from '../src/push/endpoints';
 import { raceTime } from '../src/push/notices';
 import { VAPID_SETTING } from '../src/push/vapid';
 import { waitFor } from './ingest-fixtures';
 import { call } from './support/api';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
+import {
+  startTestIssuer,
+  TEST_ADMIN_GROUP,
+  TEST_AUDIENCE,
+  TEST_SCOPE,
+  type TestIssuer,
+} from './support/issuer';
+import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
 import { pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
 import { startTestPushService, type TestBrowser, type TestPushService } from './support/push-service';
 
@@ -253,5 +265,238 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
       { kind: 'checkpoint', body: expect.stringContaining('passed Aid 1') },
     ]);
     clock = 0;
+  });
+});
+
+describe.each(dbKinds)('push subscriptions: bad input, who may unsubscribe, rate limit (%s)', (kind) => {
+  let t: TestContext;
+  let push: TestPushService;
+  let race: SeededRace;
+  let other: SeededRace;
+  let b: TestBrowser;
+  let n = 0;
+  /** Each request from its own address, so the rate limit is only met where the test wants it. */
+  const send = (method: 'POST' | 'DELETE', body: unknown, ip = `10.1.0.${++n % 250}`) =>
+    t.app.inject({
+      method,
+      url: '/api/open/push/subscriptions',
+      payload: body as object,
+      remoteAddress: ip,
+    });
+  const count = async () => (await t.app.db.select().from(pushSubscriptions)).length;
+
+  beforeAll(async () => {
+    push = await startTestPushService();
+    t = await createTestApp(kind, { PUSH_ENDPOINT_HOSTS: push.origin, PUSH_NOTIFY_SECONDS: '0' });
+    race = await seedLiveRace(t.database.db, { runners: 2, keyPrefix: `pushin-${kind}` });
+    other = await seedLiveRace(t.database.db, { runners: 1, keyPrefix: `pushin2-${kind}` });
+    b = push.newBrowser();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await push?.close();
+  });
+
+  it('answers 400 naming the problem, and stores nothing', async () => {
+    const ok = { Subscription: b.subscription, RaceId: race.raceId, RunnerIds: [race.runners[0].runnerId] };
+    const sub = (s: object) => ({ ...ok, Subscription: { ...b.subscription, ...s } });
+    const keys = (k: object) => sub({ keys: { ...b.keys, ...k } });
+    const cases: [string, unknown, string][] = [
+      ['no body', undefined, ''],
+      ['no Subscription', { RaceId: race.raceId, RunnerIds: [1] }, 'Subscription'],
+      ['endpoint not a URL', sub({ endpoint: 'push-me' }), 'endpoint'],
+      [
+        'endpoint of a push service not allowed',
+        sub({ endpoint: 'https://evil.example/push/1' }),
+        'PUSH_ENDPOINT_HOSTS',
+      ],
+      ['an internal address', sub({ endpoint: 'http://127.0.0.1:1/push/1' }), 'PUSH_ENDPOINT_HOSTS'],
+      ['p256dh too short', keys({ p256dh: b.keys.p256dh.slice(0, 40) }), 'p256dh'],
+      ['p256dh not on the curve', keys({ p256dh: Buffer.alloc(65, 4).toString('base64url') }), 'p256dh'],
+      ['auth too long', keys({ auth: Buffer.alloc(32, 1).toString('base64url') }), 'auth'],
+      ['RunnerIds empty', { ...ok, RunnerIds: [] }, 'RunnerIds'],
+      ['RunnerIds over 50', { ...ok, RunnerIds: Array.from({ length: 51 }, (_, i) => i + 1) }, 'RunnerIds'],
+      ['RunnerIds not ids', { ...ok, RunnerIds: ['1'] }, 'RunnerIds'],
+      ['a runner of another race', { ...ok, RunnerIds: [other.runners[0].runnerId] }, 'RunnerIds'],
+      ['an unknown kind', { ...ok, Kinds: ['gossip'] }, 'Kinds'],
+      ['RaceId missing', { ...ok, RaceId: undefined }, 'RaceId'],
+    ];
+    for (const [name, body, names] of cases) {
+      const res = await send('POST', body);
+      expect(res.statusCode, name).toBe(400);
+      const err = res.json<{ error: string; message: string }>();
+      expect(err.error, name).toEqual(expect.any(String));
+      expect(err.message, name).toContain(names);
+    }
+    expect(await count()).toBe(0);
+    // A race that does not exist or is not public: 404.
+    expect((await send('POST', { ...ok, RaceId: 2147483647 })).statusCode).toBe(404);
+    const hidden = await seedLiveRace(t.database.db, {
+      runners: 1,
+      approved: false,
+      keyPrefix: `pushin3-${kind}`,
+    });
+    const res = await send('POST', { ...ok, RaceId: hidden.raceId, RunnerIds: [hidden.runners[0].runnerId] });
+    expect(res.statusCode).toBe(404);
+    expect(await count()).toBe(0);
+    // DELETE: a bad body.
+    expect((await send('DELETE', { Endpoint: 'x' })).statusCode).toBe(400);
+    expect((await send('DELETE', {})).statusCode).toBe(400);
+  });
+
+  it('deletes only with the endpoint: nobody can unsubscribe another browser', async () => {
+    const c = push.newBrowser();
+    for (const who of [b, c])
+      expect(
+        (
+          await send('POST', {
+            Subscription: who.subscription,
+            RaceId: race.raceId,
+            RunnerIds: [race.runners[1].runnerId],
+          })
+        ).statusCode,
+      ).toBe(201);
+    expect(
+      (
+        await send('POST', {
+          Subscription: b.subscription,
+          RaceId: other.raceId,
+          RunnerIds: [other.runners[0].runnerId],
+        })
+      ).statusCode,
+    ).toBe(201);
+    // Guessing: another id at the same push service, or the endpoint with a different case.
+    for (const Endpoint of [
+      `${push.origin}/push/someone-else`,
+      b.endpoint.toUpperCase().replace('HTTP', 'http'),
+    ]) {
+      const res = await send('DELETE', { Endpoint });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toBe('subscription_not_found');
+    }
+    expect(await count()).toBe(3);
+    // One race of this endpoint, then the rest.
+    expect((await send('DELETE', { Endpoint: b.endpoint, RaceId: other.raceId })).statusCode).toBe(204);
+    expect(await count()).toBe(2);
+    expect((await send('DELETE', { Endpoint: b.endpoint })).statusCode).toBe(204);
+    const left = await t.app.db.select().from(pushSubscriptions);
+    expect(left.map((r) => r.endpoint)).toEqual([c.endpoint]);
+    expect((await send('DELETE', { Endpoint: b.endpoint })).statusCode).toBe(404);
+  });
+
+  it('limits subscription changes per address (429 with Retry-After), malformed ones included', async () => {
+    const codes: number[] = [];
+    for (let i = 0; i < 22; i++)
+      codes.push((await send('DELETE', { Endpoint: 'nope' }, '10.9.9.9')).statusCode);
+    expect(codes.slice(0, 20)).toEqual(Array(20).fill(400));
+    expect(codes.slice(20)).toEqual([429, 429]);
+    const res = await send(
+      'POST',
+      { Subscription: b.subscription, RaceId: race.raceId, RunnerIds: [1] },
+      '10.9.9.9',
+    );
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('6');
+    expect(res.json().error).toBe('rate_limited');
+    // Another address is not affected.
+    expect((await send('DELETE', { Endpoint: 'nope' }, '10.9.9.10')).statusCode).toBe(400);
+  });
+});
+
+describe('push subscriptions with the database away', () => {
+  let cluster: PrivatePostgres;
+  let issuer: TestIssuer;
+  let app: FastifyInstance;
+  let push: TestPushService;
+  let race: SeededRace;
+
+  beforeAll(async () => {
+    cluster = await startPrivatePostgres();
+    issuer = await startTestIssuer();
+    push = await startTestPushService();
+    const config = loadConfig({
+      OIDC_ISSUER: issuer.url,
+      OIDC_AUDIENCE: TEST_AUDIENCE,
+      OIDC_CLIENT_ID: 'racebeacon-test-client',
+      OIDC_API_SCOPE: TEST_SCOPE,
+      ADMIN_GROUP_ID: TEST_ADMIN_GROUP,
+      DATABASE_URL: cluster.url(),
+      DEMO: 'off',
+      LOG_LEVEL: 'silent',
+      ALERT_SWEEP_SECONDS: '0',
+      PUSH_NOTIFY_SECONDS: '0',
+      PUSH_ENDPOINT_HOSTS: push.origin,
+    });
+    app = await buildApp({ config, logger: false });
+    await app.ready();
+    race = await seedLiveRace(app.db, { runners: 1, keyPrefix: 'push-outage' });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await issuer?.close();
+    await push?.close();
+    await cluster?.destroy();
+  });
+
+  it('answers 503 with Retry-After (the key not made yet, subscribe, unsubscribe), and works again after', async () => {
+    const b = push.newBrowser();
+    const body = { Subscription: b.subscription, RaceId: race.raceId, RunnerIds: [race.runners[0].runnerId] };
+    await cluster.stop();
+    const answers = [
+      await app.inject({ method: 'GET', url: '/api/open/push/key' }),
+      await app.inject({ method: 'POST', url: '/api/open/push/subscriptions', payload: body }),
+      await app.inject({
+        method: 'DELETE',
+        url: '/api/open/push/subscriptions',
+        payload: { Endpoint: b.endpoint },
+      }),
+    ];
+    for (const res of answers) {
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toEqual(expect.any(String));
+      expect(res.json().error).toEqual(expect.any(String));
+    }
+    await cluster.start();
+    const key = await waitFor(
+      () => app.inject({ method: 'GET', url: '/api/open/push/key' }),
+      (r) => r.statusCode === 200,
+      30_000,
+    );
+    expect(key.json().PublicKey).toEqual(expect.any(String));
+    const sub = await app.inject({ method: 'POST', url: '/api/open/push/subscriptions', payload: body });
+    expect(sub.statusCode).toBe(201);
+  });
+});
+
+describe('push configuration', () => {
+  it('sends only to the listed push services: https hosts and their subdomains, or exact origins', () => {
+    const rules = parsePushEndpointHosts(undefined);
+    expect(endpointAllowed(rules, 'https://fcm.googleapis.com/fcm/send/abc')).toBe(true);
+    expect(endpointAllowed(rules, 'https://updates.push.services.mozilla.com/wpush/v2/x')).toBe(true);
+    expect(endpointAllowed(rules, 'https://wns2-par02p.notify.windows.com/w/?token=x')).toBe(true);
+    expect(endpointAllowed(rules, 'http://fcm.googleapis.com/fcm/send/abc')).toBe(false);
+    expect(endpointAllowed(rules, 'https://fcm.googleapis.com:8443/x')).toBe(false);
+    expect(endpointAllowed(rules, 'https://evilfcm.googleapis.com.example/x')).toBe(false);
+    expect(endpointAllowed(rules, 'https://user:pw@fcm.googleapis.com/x')).toBe(false);
+    expect(endpointAllowed(rules, 'https://169.254.169.254/latest')).toBe(false);
+    const own = parsePushEndpointHosts('push.example.org, http://127.0.0.1:8123');
+    expect(endpointAllowed(own, 'https://eu.push.example.org/s/1')).toBe(true);
+    expect(endpointAllowed(own, 'http://127.0.0.1:8123/push/1')).toBe(true);
+    expect(endpointAllowed(own, 'http://127.0.0.1:8124/push/1')).toBe(false);
+    expect(endpointAllowed(own, 'https://fcm.googleapis.com/fcm/send/abc')).toBe(false);
+  });
+
+  it('stops at boot naming a bad PUSH_SUBJECT, PUSH_ENDPOINT_HOSTS or PUSH_NOTIFY_SECONDS', () => {
+    expect(() => loadConfig({ PUSH_SUBJECT: 'me@example.org' })).toThrow(/PUSH_SUBJECT: must be a mailto:/);
+    expect(() => loadConfig({ PUSH_ENDPOINT_HOSTS: 'ftp://x.example' })).toThrow(/PUSH_ENDPOINT_HOSTS/);
+    expect(() => loadConfig({ PUSH_ENDPOINT_HOSTS: 'https://x.example/path' })).toThrow(
+      /PUSH_ENDPOINT_HOSTS/,
+    );
+    expect(() => loadConfig({ PUSH_ENDPOINT_HOSTS: 'not a host!' })).toThrow(/PUSH_ENDPOINT_HOSTS/);
+    expect(() => loadConfig({ PUSH_NOTIFY_SECONDS: '0.5' })).toThrow(/PUSH_NOTIFY_SECONDS/);
+    expect(loadConfig({}).pushSubject).toBe('mailto:contact@racebeacon.example');
+    expect(loadConfig({ PUSH_SUBJECT: 'https://race.example.org' }).pushSubject).toBe(
+      'https://race.example.org',
+    );
   });
 });
