@@ -63,8 +63,9 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const checkinEvents = opts.checkinEvents ?? noCheckinEvents;
   const checkins = new CheckinService({ db: app.db, raceEvents: events, checkinEvents });
   const imports = new RunnerImportService(app.db, events, races);
-  // The live state is read when a results file is asked for (the live plugin decorates the app before this one).
-  const exports = new RunnerExportService(app.db, races, () => app.live);
+  // The live state is read when a results file is asked for (the live plugin decorates the app before this one), as
+  // the public sees it (privacy of runners: the public delay).
+  const exports = new RunnerExportService(app.db, races, () => app.publicView);
   const checkpoints = new CheckpointService(app.db, events, races);
   const statuses = new RunnerStatusService(app.db, events, opts.runnerDistance);
   const push = new PushService(app.db, vapidKeys(app.db), app.config.PUSH_ENDPOINT_HOSTS, () => app.live);

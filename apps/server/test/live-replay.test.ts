@@ -380,6 +380,9 @@ describe.each(dbKinds)('replay and race-flow (%s)', (kind) => {
       .update(races)
       .set({ trailsPublic: false, publicDelayMin: 25 })
       .where(eq(races.id, race.raceId));
+    // As the director's edits do: announced, so the live state (which holds the race's privacy) is rebuilt.
+    await t.app.events.publish({ type: 'race-updated', raceId: race.raceId });
+    await expect.poll(async () => (await t.app.live.state(race.raceId)).privacy.publicDelayMin).toBe(25);
     const a = await replay(`?at=${iso(at(56))}`);
     expect(latest(a, 0)).toBeNull();
     expect(row(a, '1').Latitude).toBeNull();
@@ -397,6 +400,8 @@ describe.each(dbKinds)('replay and race-flow (%s)', (kind) => {
       .update(races)
       .set({ trailsPublic: true, publicDelayMin: 0 })
       .where(eq(races.id, race.raceId));
+    await t.app.events.publish({ type: 'race-updated', raceId: race.raceId });
+    await expect.poll(async () => (await t.app.live.state(race.raceId)).privacy.publicDelayMin).toBe(0);
   });
 
   it.each(['replay', 'flow'])('%s of a race that is not public or does not exist: 404', async (route) => {

@@ -37,6 +37,12 @@ export const raceSchema = z
     ClockStartedAt: isoTime.nullable().optional(),
     /** When the race was ended. */
     ClockStoppedAt: isoTime.nullable().optional(),
+    /** Privacy: the public sees positions and the leaderboard this many minutes late (0: live). */
+    PublicDelayMin: z.number().int().optional(),
+    /** Privacy: whether runners' trails are public. */
+    TrailsPublic: z.boolean().optional(),
+    /** Retention: positions are deleted this many days after the race's end; null: kept. */
+    RetentionDays: z.number().int().nullable().optional(),
   })
   .meta({ id: 'Race' });
 export type Race = z.infer<typeof raceSchema>;
@@ -61,6 +67,8 @@ export const runnerSchema = publicRunnerSchema
     DeviceId: z.number().int().nullable(),
     /** Name of the held device, so the director sees which tracker a runner carries. */
     DeviceName: z.string().nullable().describe('Name of the device the runner holds'),
+    /** Privacy: the runner stays on the leaderboard, with no dot or trail for the public. */
+    HidePosition: z.boolean().optional(),
   })
   .meta({ id: 'Runner' });
 export type Runner = z.infer<typeof runnerSchema>;

@@ -16,3 +16,4 @@ export * from './checkin';
 export * from './push';
 export * from './csv';
 export * from './runner-csv';
+export * from './privacy';

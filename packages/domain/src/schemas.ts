@@ -36,6 +36,23 @@ export const raceBodySchema = z.object({
   Description: z.string().max(5000).optional().default(''),
   Location: z.string().max(500).optional().default(''),
   StartTime: isoDateTime.nullable().optional().default(null),
+  /** Privacy (absent: unchanged on an edit, the default on a create). */
+  PublicDelayMin: z
+    .number()
+    .int()
+    .min(0)
+    .max(1440)
+    .optional()
+    .describe('Minutes the public sees positions and the leaderboard late (0: live; 0–1440)'),
+  TrailsPublic: z.boolean().optional().describe("Whether runners' trails are public"),
+  RetentionDays: z
+    .number()
+    .int()
+    .min(0)
+    .max(3650)
+    .nullable()
+    .optional()
+    .describe("Days after the race's end its positions are deleted (null: kept; 0–3650)"),
 });
 export type RaceBody = z.input<typeof raceBodySchema>;
 export type RaceInput = z.output<typeof raceBodySchema>;
@@ -51,6 +68,8 @@ export const runnerBodySchema = z.object({
     .transform((v) => (v === undefined || v === null || v === '' ? null : String(v))),
   Gender: z.enum(GENDERS).optional().default('M'),
   Age: z.number().int().min(0).max(120).nullable().optional().default(null),
+  /** Privacy: on the leaderboard by progress, no dot on the public map (absent: unchanged on an edit, false). */
+  HidePosition: z.boolean().optional().describe('Hide the live position from the public'),
 });
 export type RunnerBody = z.input<typeof runnerBodySchema>;
 export type RunnerInput = z.output<typeof runnerBodySchema>;

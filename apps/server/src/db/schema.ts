@@ -44,6 +44,12 @@ export const races = pgTable(
     trailsPublic: boolean('trails_public').notNull().default(true),
     /** Retention: fixes deleted this many days after the race's end; null: kept. */
     retentionDays: integer('retention_days'),
+    /**
+     * Retention: when the retention job deleted the race's fixes, and the results it kept first (the final leaderboard
+     * rows without positions, and the splits), which the live race shows from then on.
+     */
+    fixesDeletedAt: tz('fixes_deleted_at'),
+    finalResults: jsonb('final_results').$type<{ Rows: unknown[]; Splits: unknown[] }>(),
     createdAt: tz('created_at').notNull().defaultNow(),
     updatedAt: tz('updated_at').notNull().defaultNow(),
   },

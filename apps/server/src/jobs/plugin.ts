@@ -3,6 +3,7 @@ import { AlertSweepJob } from './alert-sweep-job';
 import { jobLockFor } from './lock';
 import { MapSharePollJob } from './mapshare-poll-job';
 import { PushNotifyJob } from './push-notify-job';
+import { RetentionJob } from './retention-job';
 import { JobRunner } from './runner';
 import { SpotPollJob } from './spot-poll-job';
 
@@ -62,6 +63,9 @@ export default fp(
           everyMs: config.PUSH_NOTIFY_SECONDS * 1000,
         }),
       );
+
+    // Privacy of runners: the fixes of ended races with a retention period are deleted, their results kept.
+    runner.add(new RetentionJob({ db: app.db, live: app.live, events: app.events, log: app.log }));
 
     const unsubscribe = app.events.subscribe((e) => runner.notify(e));
     app.addHook('onReady', async () => runner.start());

@@ -22,13 +22,19 @@ const leaderboardQuery = z.object({
 const streamQuery = z.object({
   /** The last event id seen, for a new EventSource (it cannot send the Last-Event-ID header itself). */
   lastEventId: z.string().max(100).optional(),
+  /** `2`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent: the first one. */
+  v: z.enum(['1', '2']).optional(),
 });
 
 const positionsQuery = z.object({
   since: z.iso.datetime({ offset: true }).optional(),
 });
 
-/** Public live routes: thin, the rules are in LiveService. */
+/**
+ * Public live routes: thin, the rules are in LiveService. The leaderboard, positions and splits are read through
+ * the public view (privacy/public-view.ts: the public delay, hidden runners, private trails), which serves the
+ * race's director and admins (race HQ, signed in) live.
+ */
 export default async function openRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
@@ -48,9 +54,11 @@ export default async function openRoutes(fastify: FastifyInstance) {
       reply.header('cache-control', 'no-cache');
       if (!gender && !ageGroup && !search) {
         // The common read: one serialisation per race version, shared by every reader.
-        return reply.type('application/json; charset=utf-8').send(await app.live.leaderboardJson(id));
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(await app.publicView.leaderboardJson(id, request.user));
       }
-      return app.live.leaderboard(id, { gender, ageGroup, search });
+      return app.publicView.leaderboard(id, { gender, ageGroup, search }, request.user);
     },
   );
 
@@ -67,7 +75,7 @@ export default async function openRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-cache');
-      return app.live.splits(request.params.id);
+      return app.publicView.splits(request.params.id, request.user);
     },
   );
 
@@ -84,7 +92,7 @@ export default async function openRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const since = request.query.since ? Date.parse(request.query.since) : undefined;
       reply.header('cache-control', 'no-cache');
-      return app.live.positions(request.params.id, since);
+      return app.publicView.positions(request.params.id, since, request.user);
     },
   );
 
@@ -113,7 +121,8 @@ export default async function openRoutes(fastify: FastifyInstance) {
           'Streams are capped per client address (LIVE_MAX_STREAMS_PER_CLIENT: 429) and per server process ' +
           '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
           'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
-          'set the header), on any process of a cluster.',
+          'set the header), on any process of a cluster. `?v=2`: the compact stream (`snap`, then `delta` ' +
+          'messages at most every 5 s; packages/domain/src/live-codec.ts), a fraction of the bytes.',
         params,
         querystring: streamQuery,
       },
@@ -123,7 +132,12 @@ export default async function openRoutes(fastify: FastifyInstance) {
       const lastEventId = typeof header === 'string' ? header : request.query.lastEventId;
       let open;
       try {
-        open = await app.live.prepareStream(request.params.id, request.ip, lastEventId);
+        open = await app.live.prepareStream(
+          request.params.id,
+          request.ip,
+          lastEventId,
+          request.query.v === '2',
+        );
       } catch (err) {
         if (!(err instanceof StreamLimitError)) throw err;
         return reply

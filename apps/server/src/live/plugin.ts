@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
+import { PublicView } from '../privacy/public-view';
 import openRoutes from './open-routes';
 import { ReplayService } from './replay-service';
 import storyRoutes from './story-routes';
@@ -10,6 +11,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The live race: in-memory state per race, leaderboard, positions and SSE viewers (see live/service.ts). */
     live: LiveService;
+    /** The race as the public sees it (privacy of runners; see privacy/public-view.ts). */
+    publicView: PublicView;
   }
 }
 
@@ -34,11 +37,22 @@ export default fp(
       );
     }
     // Open SSE streams would keep the HTTP server from closing: end them first (graceful shutdown).
-    app.addHook('preClose', async () => live.close());
-    app.addHook('onClose', async () => live.close());
-    await app.register(openRoutes);
     // Replay and the race-flow chart: built from the stored fixes, checked for access through the live state.
     const replay = new ReplayService({ db: app.db, live, offCourseM: app.config.OFF_COURSE_METERS });
+    // Every public read of live data applies the race's privacy through the public view (a delayed race is its
+    // replay at now − delay); it also streams to the viewers of such races.
+    const publicView = new PublicView({ live, replay, log: app.log });
+    live.setPrivateStream(publicView);
+    app.decorate('publicView', publicView);
+    app.addHook('preClose', async () => {
+      publicView.close();
+      live.close();
+    });
+    app.addHook('onClose', async () => {
+      publicView.close();
+      live.close();
+    });
+    await app.register(openRoutes);
     await app.register(storyRoutes, { replay });
   },
   { name: 'live', dependencies: ['events'] },

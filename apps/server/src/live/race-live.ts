@@ -12,6 +12,8 @@ import {
   type LeaderboardRunner,
   type PreparedCourse,
   type RaceClock,
+  racePrivacy,
+  type RacePrivacy,
   type RunnerPositions,
   type TrailPoint,
 } from '@racebeacon/domain';
@@ -103,6 +105,8 @@ export class RaceLive {
   readonly settings: AlertSettings;
   /** The race's checkpoints in course order. */
   readonly checkpoints: SplitCheckpoint[];
+  /** What the public may see (privacy/public-view.ts); a change of it rebuilds the state (race-updated). */
+  readonly privacy: RacePrivacy;
   private lastRowKeys = new Map<number, string>();
   private lastRanks = new Map<number, number | null>();
   private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
@@ -116,6 +120,7 @@ export class RaceLive {
     };
     this.settings = settingsOf(input.race.alertSettings);
     this.checkpoints = input.checkpoints ?? [];
+    this.privacy = racePrivacy(input.race, input.runners);
     for (const info of input.runners)
       this.runners.set(info.id, newRunnerLive(info, input.offCourseM, this.settings.LostSignalFactor));
     for (const f of input.fixes) {
@@ -168,6 +173,8 @@ export class RaceLive {
 
   /** Every runner's splits (checkpoints passed by GPS or check-in), in runner order. */
   splits(): RunnerSplits[] {
+    // Retention: the race's fixes were deleted; the results kept then stay.
+    if (this.race.finalResults) return this.race.finalResults.Splits as RunnerSplits[];
     return splitsOf(this.runners.values(), this.checkpoints, this.clock);
   }
 
@@ -224,7 +231,10 @@ export class RaceLive {
     const c = this.cachedRows;
     if (c && c.version === this.version && c.bucket === bucket) return c.rows;
     let rows: LeaderboardRow[];
-    if (this.course) {
+    if (this.race.finalResults) {
+      // Retention: the race's fixes were deleted (jobs/retention-job.ts); the results kept then stay.
+      rows = this.race.finalResults.Rows as LeaderboardRow[];
+    } else if (this.course) {
       const input: LeaderboardRunner[] = [];
       for (const r of this.runners.values()) {
         input.push({

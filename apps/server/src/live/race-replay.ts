@@ -4,11 +4,15 @@ import {
   flowSeries,
   prepareCourse,
   RunnerTimeline,
+  trailIsPublic,
   type FlowAnswer,
   type FlowCheckpoint,
   type LeaderboardRow,
   type LeaderboardRunner,
   type PreparedCourse,
+  positionIsPublic,
+  publicRows,
+  type RacePrivacy,
   type ReplayAnswer,
   type RunnerPositions,
   type TrailPoint,
@@ -16,7 +20,7 @@ import {
 import type { CheckpointRow } from '../checkpoints/repository';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
-import type { CheckinPassingRow, ReceivedFixRow, ReplayPrivacy, StatusChangeRow } from './replay-repository';
+import type { CheckinPassingRow, ReceivedFixRow, StatusChangeRow } from './replay-repository';
 import {
   batteryLabel,
   hasBattery,
@@ -55,12 +59,12 @@ export class RaceReplay {
   private statusHistory = new Map<number, StatusChangeRow[]>();
   /** Aid-station check-ins per runner: one counts from when the server was told of it. */
   private checkinsByRunner = new Map<number, CheckinPassingRow[]>();
+  /** Check-ins already in the timelines as fixes (runner:checkpoint:time). */
+  private readonly checkinFixesApplied = new Set<string>();
 
   constructor(
     private readonly live: RaceLive,
     runners: LiveRunnerRow[],
-  /** Check-ins already in the timelines as fixes (runner:checkpoint:time). */
-  private readonly checkinFixesApplied = new Set<string>();
     offCourseM: number,
   ) {
     this.generation = live.generation;
@@ -125,10 +129,6 @@ export class RaceReplay {
     this.pruneSeen();
   }
 
-  /** The race's status history and check-ins as stored now (read again with every new fix or change). */
-  setRaceOps(history: StatusChangeRow[], checkins: CheckinPassingRow[]): void {
-    this.statusHistory = groupByRunner(history);
-    this.checkinsByRunner = groupByRunner(checkins);
   /** The fixes with the check-ins not applied yet as fixes (id -1), in arrival order (then runner and time). */
   private withCheckinFixes(rows: ReceivedFixRow[], checkins: readonly CheckinPassingRow[]): ReceivedFixRow[] {
     const added: ReceivedFixRow[] = [];
@@ -152,6 +152,10 @@ export class RaceReplay {
     return out;
   }
 
+  /** The race's status history and check-ins as stored now (read again with every new fix or change). */
+  setRaceOps(history: StatusChangeRow[], checkins: CheckinPassingRow[]): void {
+    this.statusHistory = groupByRunner(history);
+    this.checkinsByRunner = groupByRunner(checkins);
   }
 
   /** The status set by people in force at `atMs` (the live rule of `manualStatusOf`, at that moment). */
@@ -193,7 +197,7 @@ export class RaceReplay {
    * `nowMs` already set back by the public delay, no trails when they are private, no position for a runner who hides
    * it.
    */
-  at(requestedMs: number, nowMs: number, trail: number, privacy?: ReplayPrivacy): ReplayAnswer {
+  at(requestedMs: number, nowMs: number, trail: number, privacy?: RacePrivacy): ReplayAnswer {
     const { fromMs, toMs } = this.range(nowMs);
     const atMs = Math.min(toMs, fromMs !== null ? Math.max(fromMs, requestedMs) : requestedMs);
     const course = this.live.course;
@@ -215,9 +219,10 @@ export class RaceReplay {
           break;
         }
       }
-      const hidden = privacy?.hiddenRunnerIds.has(r.info.id) ?? false;
+      // The public rules (packages/domain privacy.ts): no dot for a hidden runner, no trail when not public.
+      const hidden = privacy ? !positionIsPublic(privacy, r.info.id) : false;
       const Trail: TrailPoint[] = [];
-      const from = hidden || privacy?.trailsPublic === false ? count : Math.max(0, count - trail);
+      const from = privacy && !trailIsPublic(privacy, r.info.id) ? count : Math.max(0, count - trail);
       for (let i = from; i < count; i++) Trail.push([fixes[i].t, fixes[i].lat, fixes[i].lon]);
       const last = count > 0 && !hidden ? fixes[count - 1] : null;
       Positions.push({ RunnerId: r.info.id, Latest: last ? [last.t, last.lat, last.lon] : null, Trail });
@@ -249,11 +254,7 @@ export class RaceReplay {
           atMs,
         )
       : noCourseRows;
-    const Leaderboard = privacy?.hiddenRunnerIds.size
-      ? rows.map((row) =>
-          privacy.hiddenRunnerIds.has(row.RunnerId) ? { ...row, Latitude: null, Longitude: null } : row,
-        )
-      : rows;
+    const Leaderboard = privacy ? publicRows(privacy, rows) : rows;
     return {
       At: new Date(atMs).toISOString(),
       From: fromMs === null ? null : new Date(fromMs).toISOString(),

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { checkinEntries, checkpoints, positions, races, runnerStatusLog, runners } from '../db/schema';
+import { checkinEntries, checkpoints, positions, runnerStatusLog } from '../db/schema';
 
 /**
  * What replay and the flow chart read beyond the live state: fixes with their arrival time, checkpoints, the history
@@ -47,31 +47,6 @@ export async function listReceivedFixes(db: DbOrTx, raceId: number, afterId = 0)
     batteryPercent: r.batteryPercent,
     batteryState: r.batteryState,
   }));
-}
-
-export interface ReplayPrivacy {
-  /** Spectators see the race this many minutes late. */
-  publicDelayMin: number;
-  trailsPublic: boolean;
-  /** Runners who hide their position from the public. */
-  hiddenRunnerIds: Set<number>;
-}
-
-/** What the public may see of a race's positions (the same rules as the GPX track). */
-export async function findReplayPrivacy(db: DbOrTx, raceId: number): Promise<ReplayPrivacy> {
-  const [race] = await db
-    .select({ publicDelayMin: races.publicDelayMin, trailsPublic: races.trailsPublic })
-    .from(races)
-    .where(eq(races.id, raceId));
-  const hidden = await db
-    .select({ id: runners.id })
-    .from(runners)
-    .where(and(eq(runners.raceId, raceId), eq(runners.hidePosition, true)));
-  return {
-    publicDelayMin: race?.publicDelayMin ?? 0,
-    trailsPublic: race?.trailsPublic ?? true,
-    hiddenRunnerIds: new Set(hidden.map((h) => h.id)),
-  };
 }
 
 /** One status change (DNS/DNF/DSQ, or cleared: null) of a runner, at the time it was recorded. */

@@ -1,13 +1,8 @@
-import type { FlowAnswer, ReplayAnswer } from '@racebeacon/domain';
+import { publicMoment, type FlowAnswer, type ReplayAnswer } from '@racebeacon/domain';
 import { listCheckpoints } from '../checkpoints/repository';
 import type { Db } from '../db/client';
 import { RaceReplay, REREAD_ID_WINDOW } from './race-replay';
-import {
-  findReplayPrivacy,
-  listCheckinPassings,
-  listReceivedFixes,
-  listStatusHistory,
-} from './replay-repository';
+import { listCheckinPassings, listReceivedFixes, listStatusHistory } from './replay-repository';
 import { listLiveRunners } from './repository';
 import type { LiveService } from './service';
 
@@ -43,20 +38,21 @@ export class ReplayService {
   /** The race at `atMs` (default: now or the end), clamped between the start and now/the end. */
   async replay(raceId: number, atMs: number | undefined, trail = REPLAY_TRAIL): Promise<ReplayAnswer> {
     const replay = await this.current(raceId);
-    const privacy = await findReplayPrivacy(this.opts.db, raceId);
-    // Spectators see the race `publicDelayMin` late: the replay ends there too.
-    const now = this.now() - privacy.publicDelayMin * 60_000;
+    // The public rules (packages/domain privacy.ts), as the live state holds them: spectators see the race
+    // `publicDelayMin` late, so the replay ends there too.
+    const { privacy } = await this.opts.live.state(raceId);
+    const now = publicMoment(privacy, this.now());
     return replay.at(atMs ?? now, now, trail, privacy);
   }
 
   async flow(raceId: number): Promise<FlowAnswer> {
     const replay = await this.current(raceId);
-    const [checkpoints, privacy] = await Promise.all([
+    const [checkpoints, { privacy }] = await Promise.all([
       listCheckpoints(this.opts.db, raceId),
-      findReplayPrivacy(this.opts.db, raceId),
+      this.opts.live.state(raceId),
     ]);
     // Every viewer of a race reads the same chart: one answer per state of the race, minute and checkpoints.
-    const now = this.now() - privacy.publicDelayMin * 60_000;
+    const now = publicMoment(privacy, this.now());
     const key = `${replay.generation}:${replay.liveVersion}:${Math.floor(now / 60_000)}:${JSON.stringify(checkpoints)}`;
     const cached = this.flows.get(raceId);
     if (cached?.key === key) return cached.answer;

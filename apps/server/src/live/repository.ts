@@ -14,6 +14,13 @@ export interface LiveRaceRow {
   clockStoppedAt: Date | null;
   /** The race's alert thresholds (null: the defaults); LostSignalFactor sets when a runner goes stale. */
   alertSettings?: Record<string, unknown> | null;
+  /** Who runs it (the director and admins read the race live, without the privacy rules). */
+  directorId?: string;
+  /** Privacy (privacy/): the public delay and whether trails are public. */
+  publicDelayMin?: number;
+  trailsPublic?: boolean;
+  /** Retention: the results kept when the race's fixes were deleted (jobs/retention-job.ts); shown from then on. */
+  finalResults?: { Rows: unknown[]; Splits: unknown[] } | null;
 }
 
 export interface LiveRunnerRow {
@@ -32,6 +39,8 @@ export interface LiveRunnerRow {
   /** A status set by people ('DNS' | 'DNF' | 'DSQ') and the distance a DNF reached (m). */
   status?: string | null;
   statusDistanceM?: number | null;
+  /** Privacy: no dot or trail for the public. */
+  hidePosition?: boolean;
 }
 
 export interface LiveFixRow {
@@ -54,6 +63,10 @@ export async function findLiveRace(db: DbOrTx, raceId: number): Promise<LiveRace
       clockStartedAt: races.clockStartedAt,
       clockStoppedAt: races.clockStoppedAt,
       alertSettings: races.alertSettings,
+      directorId: races.directorId,
+      publicDelayMin: races.publicDelayMin,
+      trailsPublic: races.trailsPublic,
+      finalResults: races.finalResults,
     })
     .from(races)
     .where(eq(races.id, raceId));
@@ -85,6 +98,7 @@ export async function listLiveRunners(db: DbOrTx, raceId: number): Promise<LiveR
       expectedIntervalS: devices.expectedIntervalS,
       status: runners.status,
       statusDistanceM: runners.statusDistanceM,
+      hidePosition: runners.hidePosition,
     })
     .from(runners)
     .leftJoin(devices, eq(devices.assignedRunnerId, runners.id))

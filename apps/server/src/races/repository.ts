@@ -5,9 +5,19 @@ import { courses, deviceAssignments, devices, races, runners } from '../db/schem
 export type RaceRow = typeof races.$inferSelect;
 export type NewRace = Pick<
   typeof races.$inferInsert,
-  'name' | 'description' | 'location' | 'startTime' | 'directorId'
+  | 'name'
+  | 'description'
+  | 'location'
+  | 'startTime'
+  | 'directorId'
+  | 'publicDelayMin'
+  | 'trailsPublic'
+  | 'retentionDays'
 >;
-export type RaceFields = Pick<NewRace, 'name' | 'description' | 'location' | 'startTime'>;
+export type RaceFields = Pick<
+  typeof races.$inferInsert,
+  'name' | 'description' | 'location' | 'startTime' | 'publicDelayMin' | 'trailsPublic' | 'retentionDays'
+>;
 
 // Races with a start time first (soonest first), then those without, in creation order.
 const raceOrder = [sql`${races.startTime} asc nulls last`, asc(races.id)];
@@ -58,6 +68,9 @@ export async function updateRace(
       | 'approved'
       | 'clockStartedAt'
       | 'clockStoppedAt'
+      | 'publicDelayMin'
+      | 'trailsPublic'
+      | 'retentionDays'
     >
   >,
 ): Promise<RaceRow | undefined> {

@@ -19,6 +19,9 @@ export function toRace(r: repo.RaceRow): Race {
     DirectorId: r.directorId,
     ClockStartedAt: isoOrNull(r.clockStartedAt),
     ClockStoppedAt: isoOrNull(r.clockStoppedAt),
+    PublicDelayMin: r.publicDelayMin,
+    TrailsPublic: r.trailsPublic,
+    RetentionDays: r.retentionDays,
   };
 }
 
@@ -31,6 +34,10 @@ function toFields(body: RaceInput): repo.RaceFields {
     description: body.Description,
     location: body.Location,
     startTime: body.StartTime === null ? null : new Date(body.StartTime),
+    // Privacy settings: absent in the body, unchanged (a create takes the column defaults).
+    ...(body.PublicDelayMin !== undefined ? { publicDelayMin: body.PublicDelayMin } : {}),
+    ...(body.TrailsPublic !== undefined ? { trailsPublic: body.TrailsPublic } : {}),
+    ...(body.RetentionDays !== undefined ? { retentionDays: body.RetentionDays } : {}),
   };
 }
 

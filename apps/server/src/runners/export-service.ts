@@ -1,5 +1,8 @@
 import {
+  publicMoment,
+  racePrivacy,
   resultsToCsv,
+  trailIsPublic,
   runnersToCsv,
   trackToGpx,
   type LeaderboardRow,
@@ -121,10 +124,12 @@ export class RunnerExportService {
   async trackGpx(raceId: number, runnerId: number): Promise<ExportFile> {
     const race = await this.races.getApprovedRace(raceId);
     const runner = await repo.findRunner(this.db, raceId, runnerId);
-    if (!runner || runner.hidePosition || !race.trailsPublic) {
+    // The public rules (packages/domain privacy.ts), as on the live map.
+    const privacy = runner ? racePrivacy(race, [runner]) : null;
+    if (!runner || !privacy || !trailIsPublic(privacy, runnerId)) {
       throw notFound(`Runner ${runnerId} has no public track in this race.`, 'track_not_found');
     }
-    const visibleUntil = new Date(this.now() - race.publicDelayMin * 60_000);
+    const visibleUntil = new Date(publicMoment(privacy, this.now()));
     const fixes = await exportRepo.listRunnerTrack(this.db, raceId, runnerId, visibleUntil);
     const who = `${runner.bibNumber ? `${runner.bibNumber} ` : ''}${runner.firstName} ${runner.lastName}`;
     const body = trackToGpx({

@@ -5,7 +5,7 @@ import { devices, runners } from '../db/schema';
 export type RunnerRow = typeof runners.$inferSelect;
 export type RunnerFields = Pick<
   typeof runners.$inferInsert,
-  'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age' | 'emergencyContact' | 'phone'
+  'firstName' | 'lastName' | 'bibNumber' | 'gender' | 'age' | 'emergencyContact' | 'phone' | 'hidePosition'
 >;
 /** A runner with the device it holds (from devices.assigned_runner_id, the single source of truth). */
 export type RunnerWithDevice = RunnerRow & { deviceId: number | null; deviceName: string | null };

@@ -20,6 +20,7 @@ export const toFields = (b: DirectorRunnerInput): repo.RunnerFields => ({
   age: b.Age,
   ...(b.EmergencyContact !== undefined ? { emergencyContact: b.EmergencyContact } : {}),
   ...(b.Phone !== undefined ? { phone: b.Phone } : {}),
+  ...(b.HidePosition !== undefined ? { hidePosition: b.HidePosition } : {}),
 });
 
 /** The public shape: deliberately built field by field so no device detail can slip in. */
@@ -36,7 +37,12 @@ export function toPublicRunner(r: repo.RunnerRow): PublicRunner {
 }
 
 export function toRunner(r: repo.RunnerWithDevice): Runner {
-  return { ...toPublicRunner(r), DeviceId: r.deviceId, DeviceName: r.deviceName };
+  return {
+    ...toPublicRunner(r),
+    DeviceId: r.deviceId,
+    DeviceName: r.deviceName,
+    HidePosition: r.hidePosition,
+  };
 }
 
 /** The director's view: adds the HQ fields (emergency contact, phone), which no public shape carries. */

@@ -62,7 +62,8 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
       const [rows, course] = await Promise.all([
-        app.live.leaderboard(raceId, search ? { search } : {}),
+        // As the public sees it (privacy of runners: the public delay; the text view has no positions).
+        app.publicView.leaderboard(raceId, search ? { search } : {}),
         app.live.course(raceId),
       ]);
       return renderTextPage({

@@ -1,8 +1,29 @@
+import { useEffect, useState } from 'react';
+import type { Race } from '@racebeacon/domain/entities';
 import { useAppConfig } from '../../lib/app-config';
+import { legalApi } from './api';
 import { LegalPage } from './legal-page';
+
+/** How long a race keeps its runners' positions, from its RetentionDays. */
+const keptFor = (r: Race): string =>
+  r.RetentionDays == null
+    ? 'kept until the race is deleted'
+    : `deleted ${r.RetentionDays} day${r.RetentionDays === 1 ? '' : 's'} after the race ends`;
 
 export function PrivacyPage() {
   const { productName } = useAppConfig();
+  // Each public race's own settings, as the server applies them (null: not loaded, or could not be).
+  const [races, setRaces] = useState<Race[] | null>(null);
+  useEffect(() => {
+    let live = true;
+    legalApi.races().then(
+      (list) => live && setRaces(list),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
   return (
     <LegalPage title="Privacy policy">
       <p>
@@ -29,12 +50,42 @@ export function PrivacyPage() {
         Positions are used only to show a race's map and leaderboard. Race, course and runner details are
         shown publicly once an administrator approves the race. We do not sell data or use it for advertising.
       </p>
+      <h2>Privacy of runners</h2>
+      <p>
+        A race director can show positions and the leaderboard to the public a number of minutes late (the
+        director and race HQ see them live), keep runners' trails private, and let a runner hide their live
+        position: that runner stays on the leaderboard by progress, with no dot on the public map.
+      </p>
       <h2>How long we keep it</h2>
       <p>
-        Race data is kept while the race director keeps the race; deleting a race deletes its runners, course
-        and positions. Sign-in data is kept in your browser's session storage and is cleared when you close
-        the tab or log out.
+        Positions are kept for the period the race director sets, counted from the end of the race, then
+        deleted; the results (the final leaderboard and splits) stay. Without a period, positions are kept
+        while the race director keeps the race. Deleting a race deletes its runners, course and positions.
+        Sign-in data is kept in your browser's session storage and is cleared when you close the tab or log
+        out.
       </p>
+      {races && races.length > 0 && (
+        <table className="table" data-testid="privacy-races">
+          <thead>
+            <tr>
+              <th scope="col">Race</th>
+              <th scope="col">Public delay</th>
+              <th scope="col">Trails</th>
+              <th scope="col">Positions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {races.map((r) => (
+              <tr key={r.RaceId}>
+                <th scope="row">{r.Name}</th>
+                <td>{r.PublicDelayMin ? `${r.PublicDelayMin} min` : 'live'}</td>
+                <td>{r.TrailsPublic === false ? 'private' : 'public'}</td>
+                <td>{keptFor(r)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h2>Your rights</h2>
       <p>
         You can ask us for a copy of the data about you, to correct it, or to delete it. Runners can ask their

@@ -22,6 +22,13 @@ export async function checkedRaceBody(
     Location: values.Location,
     StartTime: fromLocalInput(values.StartTime),
   };
+  // Privacy settings, when the form has them (the race editor); a number field left empty is a 400 for the delay
+  // (it must be a number) and "keep" for the retention.
+  if (values.PublicDelayMin !== undefined)
+    body.PublicDelayMin = values.PublicDelayMin.trim() === '' ? NaN : Number(values.PublicDelayMin);
+  if (values.TrailsPublic !== undefined) body.TrailsPublic = values.TrailsPublic;
+  if (values.RetentionDays !== undefined)
+    body.RetentionDays = values.RetentionDays.trim() === '' ? null : Number(values.RetentionDays);
   const schemas = await loadRaceSchema().catch(() => null);
   if (!schemas) return { body };
   const checked = schemas.raceBodySchema.safeParse(body);

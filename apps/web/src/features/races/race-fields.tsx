@@ -7,6 +7,13 @@ export interface RaceFieldValues {
   Location: string;
   /** datetime-local value ("YYYY-MM-DDTHH:mm") in the viewer's time zone, or ''. */
   StartTime: string;
+  /**
+   * Privacy of runners, on the race editor only (absent on the create form: the defaults): minutes the public sees
+   * the race late, whether trails are public, days after the end the positions are kept ('' : kept).
+   */
+  PublicDelayMin?: string;
+  TrailsPublic?: boolean;
+  RetentionDays?: string;
 }
 
 export const emptyRaceFields: RaceFieldValues = { Name: '', Description: '', Location: '', StartTime: '' };
@@ -22,7 +29,7 @@ export function RaceFields({
   const id = useId();
   // Fetch the schema the form is checked with while the director types, so Save does not wait for it.
   useEffect(() => void loadRaceSchema().catch(() => undefined), []);
-  const set = (key: keyof RaceFieldValues) => (e: { target: { value: string } }) =>
+  const set = (key: Exclude<keyof RaceFieldValues, 'TrailsPublic'>) => (e: { target: { value: string } }) =>
     onChange({ ...values, [key]: e.target.value });
   return (
     <div className="form-grid">
@@ -73,6 +80,50 @@ export function RaceFields({
           onChange={set('Description')}
         />
       </div>
+      {values.PublicDelayMin !== undefined && (
+        <fieldset className="field field-wide">
+          <legend>Privacy of runners</legend>
+          <div className="form-grid">
+            <div className="field">
+              <label htmlFor={`${id}-delay`}>Public delay (minutes)</label>
+              <input
+                id={`${id}-delay`}
+                name="PublicDelayMin"
+                type="number"
+                min={0}
+                max={1440}
+                step={1}
+                value={values.PublicDelayMin}
+                onChange={set('PublicDelayMin')}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={`${id}-retention`}>Delete positions after (days, empty: keep)</label>
+              <input
+                id={`${id}-retention`}
+                name="RetentionDays"
+                type="number"
+                min={0}
+                max={3650}
+                step={1}
+                value={values.RetentionDays ?? ''}
+                onChange={set('RetentionDays')}
+              />
+            </div>
+            <label className="field">
+              <span>
+                <input
+                  name="TrailsPublic"
+                  type="checkbox"
+                  checked={values.TrailsPublic ?? true}
+                  onChange={(e) => onChange({ ...values, TrailsPublic: e.target.checked })}
+                />{' '}
+                Trails public
+              </span>
+            </label>
+          </div>
+        </fieldset>
+      )}
     </div>
   );
 }

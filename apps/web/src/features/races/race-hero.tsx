@@ -24,6 +24,9 @@ const fieldsOf = (race: Race): RaceFieldValues => ({
   Description: race.Description ?? '',
   Location: race.Location ?? '',
   StartTime: startTimeEditorValue(race.StartTime),
+  PublicDelayMin: String(race.PublicDelayMin ?? 0),
+  TrailsPublic: race.TrailsPublic ?? true,
+  RetentionDays: race.RetentionDays == null ? '' : String(race.RetentionDays),
 });
 
 /**

@@ -8,6 +8,8 @@ export interface RunnerFieldValues {
   BibNumber: string;
   Gender: Gender;
   Age: string;
+  /** Privacy: no dot on the public map (the runner stays on the leaderboard). */
+  HidePosition?: boolean;
 }
 
 export const emptyRunner: RunnerFieldValues = {
@@ -35,7 +37,7 @@ export function RunnerForm({
   const [values, setValues] = useState(initial);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
-  const set = (key: keyof RunnerFieldValues) => (e: { target: { value: string } }) =>
+  const set = (key: Exclude<keyof RunnerFieldValues, 'HidePosition'>) => (e: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: e.target.value }));
   return (
     <form
@@ -100,6 +102,17 @@ export function RunnerForm({
             onChange={set('Age')}
           />
         </div>
+        <label className="field">
+          <span>
+            <input
+              name="HidePosition"
+              type="checkbox"
+              checked={values.HidePosition ?? false}
+              onChange={(e) => setValues((v) => ({ ...v, HidePosition: e.target.checked }))}
+            />{' '}
+            Hide live position
+          </span>
+        </label>
       </div>
       <FormError message={error} />
       <div className="form-actions">

@@ -15,6 +15,7 @@ const toBody = (v: RunnerFieldValues) => ({
   BibNumber: v.BibNumber.trim() || null,
   Gender: v.Gender,
   Age: v.Age === '' ? null : Number(v.Age),
+  ...(v.HidePosition !== undefined ? { HidePosition: v.HidePosition } : {}),
 });
 
 const toValues = (r: PublicRunner): RunnerFieldValues => ({
@@ -23,6 +24,7 @@ const toValues = (r: PublicRunner): RunnerFieldValues => ({
   BibNumber: r.BibNumber ?? '',
   Gender: r.Gender,
   Age: r.Age === null || r.Age === undefined ? '' : String(r.Age),
+  HidePosition: (r as Runner).HidePosition ?? false,
 });
 
 const deviceOf = (r: PublicRunner): number | null =>
@@ -195,6 +197,14 @@ export function RunnersSection({
                       </td>
                       <th scope="row" data-label="Name">
                         {fullName}
+                        {(r as Runner).HidePosition && (
+                          <>
+                            {' '}
+                            <span className="pill" data-testid="runner-position-hidden">
+                              Position hidden
+                            </span>
+                          </>
+                        )}
                       </th>
                       <td data-label="Gender">{r.Gender}</td>
                       <td data-label="Age">{r.Age ?? '-'}</td>
