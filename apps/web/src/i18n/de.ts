@@ -183,6 +183,24 @@ const de: Catalogue = {
     noMatch: 'Niemand passt zu diesen Filtern.',
     noRunners: 'Noch keine Teilnehmenden.',
   },
+  flow: {
+    title: 'Rennverlauf',
+    lead: 'Zurückgelegte Strecke über die Zeit, eine Linie pro Person. Tippe auf eine Linie.',
+    label: 'Rennverlauf von {{count}} Teilnehmenden',
+    loadFailed: 'Das Diagramm konnte nicht geladen werden.',
+    cutoffAt: 'Zeitlimit bei {{name}}: {{time}}',
+    cutoff: 'Zeitlimit',
+    picked: '{{runner}}: {{distance}} um {{time}}',
+  },
+  profile: {
+    label: 'Höhenprofil, {{min}} bis {{max}} m, mit {{count}} Teilnehmenden',
+    caption: 'Distanz (km) und Höhe; die Punkte sind Teilnehmende.',
+  },
+  embed: {
+    fullPage: 'Ganze Rennseite öffnen',
+    expectedFinish: 'Erwartete Ankunft',
+    noRunner: 'Niemand ausgewählt: &bib= an die Adresse anhängen.',
+  },
   replay: {
     label: 'Wiedergabe',
     loading: ' · wird geladen…',

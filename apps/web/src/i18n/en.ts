@@ -183,6 +183,24 @@ const en = {
     noMatch: 'No runner matches these filters.',
     noRunners: 'No runners yet.',
   },
+  flow: {
+    title: 'Race flow',
+    lead: 'Distance along the course against time, one line per runner. Tap a line.',
+    label: 'Race flow of {{count}} runners',
+    loadFailed: 'The chart could not be loaded.',
+    cutoffAt: 'Cutoff at {{name}}: {{time}}',
+    cutoff: 'cutoff',
+    picked: '{{runner}}: {{distance}} at {{time}}',
+  },
+  profile: {
+    label: 'Elevation profile, {{min}} to {{max}} m, with {{count}} runners',
+    caption: 'Distance (km) and elevation; dots are runners.',
+  },
+  embed: {
+    fullPage: 'Open the full race page',
+    expectedFinish: 'Expected finish',
+    noRunner: 'No runner chosen: add &bib= to the address.',
+  },
   replay: {
     label: 'Replay',
     loading: ' · loading…',

@@ -183,6 +183,24 @@ const es: Catalogue = {
     noMatch: 'Ningún corredor coincide con estos filtros.',
     noRunners: 'Todavía no hay corredores.',
   },
+  flow: {
+    title: 'Desarrollo de la carrera',
+    lead: 'Distancia recorrida frente al tiempo, una línea por corredor. Toca una línea.',
+    label: 'Desarrollo de la carrera de {{count}} corredores',
+    loadFailed: 'No se pudo cargar el gráfico.',
+    cutoffAt: 'Tiempo de corte en {{name}}: {{time}}',
+    cutoff: 'corte',
+    picked: '{{runner}}: {{distance}} a las {{time}}',
+  },
+  profile: {
+    label: 'Perfil de altitud, de {{min}} a {{max}} m, con {{count}} corredores',
+    caption: 'Distancia (km) y altitud; los puntos son los corredores.',
+  },
+  embed: {
+    fullPage: 'Abrir la página completa de la carrera',
+    expectedFinish: 'Llegada prevista',
+    noRunner: 'Ningún corredor elegido: añade &bib= a la dirección.',
+  },
   replay: {
     label: 'Repetición',
     loading: ' · cargando…',

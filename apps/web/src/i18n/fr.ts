@@ -183,6 +183,24 @@ const fr: Catalogue = {
     noMatch: 'Aucun coureur ne correspond à ces filtres.',
     noRunners: 'Pas encore de coureurs.',
   },
+  flow: {
+    title: 'Déroulé de la course',
+    lead: 'Distance parcourue en fonction du temps, une ligne par coureur. Touchez une ligne.',
+    label: 'Déroulé de la course de {{count}} coureurs',
+    loadFailed: "Le graphique n'a pas pu être chargé.",
+    cutoffAt: 'Barrière horaire à {{name}} : {{time}}',
+    cutoff: 'barrière',
+    picked: '{{runner}} : {{distance}} à {{time}}',
+  },
+  profile: {
+    label: 'Profil altimétrique, de {{min}} à {{max}} m, avec {{count}} coureurs',
+    caption: 'Distance (km) et altitude ; les points sont les coureurs.',
+  },
+  embed: {
+    fullPage: 'Ouvrir la page complète de la course',
+    expectedFinish: 'Arrivée prévue',
+    noRunner: "Aucun coureur choisi : ajoutez &bib= à l'adresse.",
+  },
   replay: {
     label: 'Rejouer',
     loading: ' · chargement…',

@@ -183,6 +183,24 @@ const it: Catalogue = {
     noMatch: 'Nessun concorrente corrisponde a questi filtri.',
     noRunners: 'Ancora nessun concorrente.',
   },
+  flow: {
+    title: 'Andamento della gara',
+    lead: 'Distanza percorsa nel tempo, una linea per concorrente. Tocca una linea.',
+    label: 'Andamento della gara di {{count}} concorrenti',
+    loadFailed: 'Impossibile caricare il grafico.',
+    cutoffAt: 'Cancello orario a {{name}}: {{time}}',
+    cutoff: 'cancello',
+    picked: '{{runner}}: {{distance}} alle {{time}}',
+  },
+  profile: {
+    label: 'Profilo altimetrico, da {{min}} a {{max}} m, con {{count}} concorrenti',
+    caption: 'Distanza (km) e altitudine; i punti sono i concorrenti.',
+  },
+  embed: {
+    fullPage: 'Apri la pagina completa della gara',
+    expectedFinish: 'Arrivo previsto',
+    noRunner: "Nessun concorrente scelto: aggiungi &bib= all'indirizzo.",
+  },
   replay: {
     label: 'Replay',
     loading: ' · caricamento…',

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import type { CourseTrack } from './live-types';
 import { runnerLabel } from './live-format';
+import { t, useI18n } from '../../i18n';
+import { formatDistanceNumber } from '../../i18n/format';
 import { shownStatus, type RacePhase } from './live-clock';
 
 const H = 160;
@@ -29,6 +31,7 @@ export function ElevationProfile(props: {
   onSelect(runnerId: number): void;
 }) {
   const { track, rows, followId, phase, onSelect } = props;
+  useI18n();
   // Drawn in CSS pixels of its actual width, so labels stay legible from a phone to a desktop.
   const ref = useRef<HTMLElement>(null);
   const [W, setW] = useState(800);
@@ -69,7 +72,11 @@ export function ElevationProfile(props: {
       <svg
         viewBox={`0 0 ${W} ${H}`}
         role="img"
-        aria-label={`Elevation profile, ${Math.round(minE)} to ${Math.round(maxE)} m, with ${placed.length} runners`}
+        aria-label={t('profile.label', {
+          min: Math.round(minE),
+          max: Math.round(maxE),
+          count: placed.length,
+        })}
         width={W}
         height={H}
       >
@@ -108,13 +115,14 @@ export function ElevationProfile(props: {
               onClick={() => onSelect(r.RunnerId)}
             >
               <title>
-                {runnerLabel(r)} {r.FirstName} {r.LastName}, km {r.DistanceKm!.toFixed(1)}
+                {runnerLabel(r)} {r.FirstName} {r.LastName}, km{' '}
+                {formatDistanceNumber(r.DistanceKm!, 1, { units: 'km' })}
               </title>
             </circle>
           );
         })}
       </svg>
-      <figcaption className="live-muted">Distance (km) and elevation; dots are runners.</figcaption>
+      <figcaption className="live-muted">{t('profile.caption')}</figcaption>
     </figure>
   );
 }

@@ -1,6 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { FlowAnswer, FlowRunner } from '@racebeacon/domain/course';
 import { formatClock } from './live-format';
+import { t, useI18n } from '../../i18n';
+import { formatDistance } from '../../i18n/format';
 import { storyApi } from './story-api';
 
 /**
@@ -35,13 +37,13 @@ export function FlowChart(props: {
   const [picked, setPicked] = useState<Picked | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(640);
+  useI18n();
 
   useEffect(() => {
     const ctrl = new AbortController();
     const load = () =>
       storyApi.flow(raceId, ctrl.signal).then(setFlow, (err: unknown) => {
-        if (!ctrl.signal.aborted)
-          setError(err instanceof Error ? err.message : 'The chart could not be loaded.');
+        if (!ctrl.signal.aborted) setError(err instanceof Error ? err.message : t('flow.loadFailed'));
       });
     void load();
     const timer = live ? setInterval(() => void load(), REFRESH_MS) : undefined;
@@ -78,7 +80,12 @@ export function FlowChart(props: {
     };
   }, [flow, width, height]);
 
-  if (error) return <p className="live-muted">Race flow: {error}</p>;
+  if (error)
+    return (
+      <p className="live-muted">
+        {t('flow.title')}: {error}
+      </p>
+    );
   if (!flow || !scale) return null;
   const { x, y } = scale;
   const path = (line: [number, number][]) =>
@@ -147,15 +154,15 @@ export function FlowChart(props: {
 
   return (
     <section className="flow-chart" aria-labelledby="flow-title" ref={box}>
-      <h3 id="flow-title">Race flow</h3>
-      <p className="live-muted">Distance along the course against time, one line per runner. Tap a line.</p>
+      <h3 id="flow-title">{t('flow.title')}</h3>
+      <p className="live-muted">{t('flow.lead')}</p>
       <svg
         data-testid="flow-chart"
         viewBox={`0 0 ${width} ${height}`}
         width="100%"
         height={height}
         role="img"
-        aria-label={`Race flow of ${flow.Runners.length} runners`}
+        aria-label={t('flow.label', { count: flow.Runners.length })}
         onPointerMove={(e) => pick(e.clientX, e.clientY, e.currentTarget)}
         onPointerDown={(e) => pick(e.clientX, e.clientY, e.currentTarget)}
         onPointerLeave={(e) => e.pointerType === 'mouse' && setPicked(null)}
@@ -182,7 +189,7 @@ export function FlowChart(props: {
             </text>
             {c.Cutoff && Date.parse(c.Cutoff) >= scale.t0 && Date.parse(c.Cutoff) <= scale.t1 ? (
               <g className="flow-chart__cutoff">
-                <title>{`Cutoff at ${c.Name}: ${formatClock(c.Cutoff)}`}</title>
+                <title>{t('flow.cutoffAt', { name: c.Name, time: formatClock(c.Cutoff) })}</title>
                 <line
                   x1={x(Date.parse(c.Cutoff))}
                   x2={x(Date.parse(c.Cutoff))}
@@ -190,7 +197,7 @@ export function FlowChart(props: {
                   y2={y(c.DistanceKm) + 8}
                 />
                 <text x={x(Date.parse(c.Cutoff)) + 3} y={y(c.DistanceKm) + 14}>
-                  cutoff
+                  {t('flow.cutoff')}
                 </text>
               </g>
             ) : null}
@@ -218,7 +225,12 @@ export function FlowChart(props: {
       </svg>
       <p className="flow-chart__picked" role="status" aria-live="polite">
         {picked
-          ? `${picked.runner.BibNumber ? `#${picked.runner.BibNumber} ` : ''}${picked.runner.FirstName} ${picked.runner.LastName}: ${picked.km.toFixed(1)} km at ${formatClock(new Date(picked.t).toISOString())}`
+          ? t('flow.picked', {
+              runner: `${picked.runner.BibNumber ? `#${picked.runner.BibNumber} ` : ''}${picked.runner.FirstName} ${picked.runner.LastName}`,
+              // The chart's distance axis is in km whatever the units switch says.
+              distance: formatDistance(picked.km, 1, { units: 'km' }),
+              time: formatClock(new Date(picked.t).toISOString()),
+            })
           : '\u00a0'}
       </p>
     </section>

@@ -12,6 +12,7 @@ import {
   runnerLabel,
   STATUS_LABEL,
 } from './live-format';
+import { t, useI18n } from '../../i18n';
 import { sortRows } from './live-store';
 import type { CourseTrack } from './live-types';
 import { useLiveRace, useNow } from './use-live-race';
@@ -37,6 +38,7 @@ export interface LiveEmbedProps {
  */
 export function LiveEmbed({ race, view, bib, fullPageUrl }: LiveEmbedProps) {
   const config = useAppConfig();
+  useI18n();
   const { state, status } = useLiveRace(race.RaceId);
   const [track, setTrack] = useState<CourseTrack | null>(null);
   const [followId, setFollowId] = useState<number | null>(null);
@@ -63,7 +65,7 @@ export function LiveEmbed({ race, view, bib, fullPageUrl }: LiveEmbedProps) {
   const toggleFollow = (id: number) => setFollowId((cur) => (cur === id ? null : id));
 
   const map = (
-    <Suspense fallback={<div className="live-map live-map--loading">Loading map…</div>}>
+    <Suspense fallback={<div className="live-map live-map--loading">{t('common.loadingMap')}</div>}>
       <LiveMap
         track={track}
         rows={runner ? [runner] : rows}
@@ -83,15 +85,15 @@ export function LiveEmbed({ race, view, bib, fullPageUrl }: LiveEmbedProps) {
         <h1 className="embed__title">{race.Name}</h1>
         <p className="embed__status" role="status" data-status={status}>
           {phase === 'finished'
-            ? 'Final results'
+            ? t('live.finalResults')
             : status === 'live'
-              ? 'Live'
+              ? t('live.title')
               : status === 'reconnecting'
-                ? 'Reconnecting…'
-                : 'Connecting…'}
+                ? t('live.reconnecting')
+                : t('live.connecting')}
         </p>
         <a className="embed__full" href={fullPageUrl} target="_blank" rel="noopener">
-          Open the full race page
+          {t('embed.fullPage')}
         </a>
       </header>
       {view === 'leaderboard' ? (
@@ -105,33 +107,33 @@ export function LiveEmbed({ race, view, bib, fullPageUrl }: LiveEmbedProps) {
       ) : view === 'runner' ? (
         <>
           {runner ? (
-            <section className="embed__runner" aria-label="Runner">
+            <section className="embed__runner" aria-label={t('board.runner')}>
               <h2>
                 {runnerLabel(runner)} {runner.FirstName} {runner.LastName}
               </h2>
               <dl className="embed__facts">
                 <div>
-                  <dt>Status</dt>
+                  <dt>{t('runner.status')}</dt>
                   <dd>{STATUS_LABEL[runner.Status] ?? runner.Status}</dd>
                 </div>
                 <div>
-                  <dt>Rank</dt>
+                  <dt>{t('runner.rank')}</dt>
                   <dd>{runner.Rank ?? '–'}</dd>
                 </div>
                 <div>
-                  <dt>Distance</dt>
+                  <dt>{t('runner.distance')}</dt>
                   <dd>{formatKmValue(runner.DistanceKm)}</dd>
                 </div>
                 <div>
-                  <dt>Next aid station</dt>
+                  <dt>{t('runner.nextAid')}</dt>
                   <dd>{formatNextWaypoint(runner) ?? '–'}</dd>
                 </div>
                 <div>
-                  <dt>{runner.Status === 'finished' ? 'Finished' : 'Expected finish'}</dt>
+                  <dt>{runner.Status === 'finished' ? t('runner.finished') : t('embed.expectedFinish')}</dt>
                   <dd>{formatClock(runner.Status === 'finished' ? runner.FinishTime : runner.EtaFinish)}</dd>
                 </div>
                 <div>
-                  <dt>Last seen</dt>
+                  <dt>{t('board.lastSeen')}</dt>
                   <dd>{formatAgo(runner.LastPingTime, now)}</dd>
                 </div>
               </dl>
@@ -139,10 +141,10 @@ export function LiveEmbed({ race, view, bib, fullPageUrl }: LiveEmbedProps) {
           ) : (
             <p className="embed__note">
               {state.updatedAt === null
-                ? 'Loading…'
+                ? t('common.loading')
                 : bib
-                  ? `No runner with bib ${bib} in this race.`
-                  : 'No runner chosen: add &bib= to the address.'}
+                  ? t('runner.noSuchBib', { bib })
+                  : t('embed.noRunner')}
             </p>
           )}
           {map}
