@@ -16,8 +16,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createGunzip } from 'node:zlib';
-import { gaussian, seededRandom } from '@racebeacon/domain';
+import { createGunzip, deflateRawSync } from 'node:zlib';
+import { gaussian, seededRandom, type LiveCompactDelta, type LiveCompactSnapshot } from '@racebeacon/domain';
 import { buildApp } from '../apps/server/src/app';
 import { loadConfig } from '../apps/server/src/config';
 import { openDatabase } from '../apps/server/src/db/client';
@@ -98,38 +98,99 @@ function wireGet(url: string, acceptEncoding?: string) {
 }
 
 /** An SSE viewer counting the bytes it receives; `snapshotBytes` once the first snapshot has arrived. */
-function sseViewer(url: string, acceptEncoding?: string) {
-  return new Promise<{ bytes: () => number; snapshotBytes: number; close(): void }>((resolve, reject) => {
-    const req = http.get(
-      url,
-      {
-        headers: {
-          accept: 'text/event-stream',
-          ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+function sseViewer(url: string, acceptEncoding?: string, snapshotEvent = 'snapshot') {
+  return new Promise<{ bytes: () => number; snapshotBytes: number; text: () => string; close(): void }>(
+    (resolve, reject) => {
+      const req = http.get(
+        url,
+        {
+          headers: {
+            accept: 'text/event-stream',
+            ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+          },
         },
-      },
-      (res) => {
-        let bytes = 0;
-        let text = '';
-        let done = false;
-        const plain = !res.headers['content-encoding'];
-        const decoded = plain ? res : res.pipe(createGunzip());
-        res.on('data', (c: Buffer) => (bytes += c.length));
-        decoded.on('data', (c: Buffer) => {
-          if (done) return;
-          text += c.toString();
-          const i = text.indexOf('event: snapshot');
-          if (i >= 0 && text.indexOf('\n\n', i) >= 0) {
-            done = true;
-            resolve({ bytes: () => bytes, snapshotBytes: bytes, close: () => req.destroy() });
-          }
-        });
-      },
-    );
-    req.on('error', (err) => {
-      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err);
-    });
-  });
+        (res) => {
+          let bytes = 0;
+          let text = '';
+          let done = false;
+          const plain = !res.headers['content-encoding'];
+          const decoded = plain ? res : res.pipe(createGunzip());
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          decoded.on('data', (c: Buffer) => {
+            text += c.toString();
+            if (done) return;
+            const i = text.indexOf(`event: ${snapshotEvent}\n`);
+            if (i >= 0 && text.indexOf('\n\n', i) >= 0) {
+              done = true;
+              resolve({
+                bytes: () => bytes,
+                snapshotBytes: bytes,
+                text: () => text,
+                close: () => req.destroy(),
+              });
+            }
+          });
+        },
+      );
+      req.on('error', (err) => {
+        if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err);
+      });
+    },
+  );
+}
+
+/** Bytes of a text deflated on its own (what a message of just that costs, roughly). */
+const deflated = (text: string) => deflateRawSync(Buffer.from(text), { level: 6 }).length;
+
+/** The compact stream's messages, by event. */
+function compactMessages(text: string, event: string): unknown[] {
+  const out: unknown[] = [];
+  for (const block of text.split('\n\n')) {
+    if (!block.includes(`event: ${event}\n`)) continue;
+    const data = block.split('\n').find((l) => l.startsWith('data: '));
+    if (data) out.push(JSON.parse(data.slice(6)));
+  }
+  return out;
+}
+
+/** What the compact snapshot is made of: each column and the trails, deflated on their own. */
+function describeCompactSnapshot(text: string) {
+  const [snap] = compactMessages(text, 'snap') as LiveCompactSnapshot[];
+  if (!snap) return;
+  const parts: [string, number][] = Object.entries(snap.Cols).map(([k, v]) => [
+    k,
+    deflated(JSON.stringify(v)),
+  ]);
+  parts.push(['Trails', deflated(JSON.stringify(snap.Trails))]);
+  parts.sort((a, b) => b[1] - a[1]);
+  const points = snap.Trails.reduce((n, t) => n + t.length / 3, 0);
+  console.log(
+    `  compact snapshot parts (each deflated alone): ${parts
+      .slice(0, 12)
+      .map(([k, n]) => `${k} ${kb(n)}`)
+      .join(', ')}; ${points} trail points`,
+  );
+}
+
+/** What the compact deltas of a cycle are made of. */
+function describeCompactDeltas(text: string) {
+  const deltas = compactMessages(text, 'delta') as LiveCompactDelta[];
+  const sum = (f: (d: LiveCompactDelta) => unknown) =>
+    deltas.reduce((n, d) => n + (f(d) === undefined ? 0 : JSON.stringify(f(d)).length), 0);
+  const patches = deltas.reduce((n, d) => n + d.P.length, 0);
+  const fixes = deltas.reduce((n, d) => n + (d.F?.length ?? 0), 0);
+  console.log(
+    `  compact deltas: ${deltas.length} messages, ${patches} row patches (${kb(sum((d) => d.P))} as text), ` +
+      `fixes ${kb(sum((d) => d.F))} as text (${fixes} numbers), rank shifts ${kb(sum((d) => d.R))}, ` +
+      `ranks set ${kb(sum((d) => d.K))}; deflated alone: patches ${kb(deflated(deltas.map((d) => JSON.stringify(d.P)).join('')))}, ` +
+      `fixes ${kb(deflated(deltas.map((d) => JSON.stringify(d.F ?? [])).join('')))}`,
+  );
+  const bits = new Map<number, number>();
+  for (const d of deltas)
+    for (const p of d.P)
+      for (let i = 0; i < 40; i++)
+        if (Math.floor((p[1] as number) / 2 ** i) % 2) bits.set(i, (bits.get(i) ?? 0) + 1);
+  console.log(`  patched field bits (bit: count): ${[...bits].map(([b, n]) => `${b}:${n}`).join(' ')}`);
 }
 
 /** The first-screen files of the built app and the live view's lazy chunks (with what they import statically). */
@@ -201,10 +262,17 @@ export default async function wireBench() {
     }
     const plainSse = await sseViewer(`${base}/api/open/races/${id}/live`);
     const gzipSse = await sseViewer(`${base}/api/open/races/${id}/live`, BROWSER_ENCODING);
+    const compactSse = await sseViewer(`${base}/api/open/races/${id}/live?v=2`, BROWSER_ENCODING, 'snap');
     rows.push({
       name: 'live stream snapshot (SSE)',
       before: plainSse.snapshotBytes,
       after: gzipSse.snapshotBytes,
+      encoding: 'gzip',
+    });
+    rows.push({
+      name: 'compact live snapshot (SSE ?v=2)',
+      before: gzipSse.snapshotBytes,
+      after: compactSse.snapshotBytes,
       encoding: 'gzip',
     });
     const width = Math.max(...rows.map((r) => r.name.length));
@@ -240,6 +308,7 @@ export default async function wireBench() {
     // ---------------------------------------------------------------- 2. one update cycle
     const startPlain = plainSse.bytes();
     const startGzip = gzipSse.bytes();
+    const startCompact = compactSse.bytes();
     const cycleStart = Date.now();
     const models = race.runners.map((_, k) => runnerModel(k));
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
@@ -271,7 +340,13 @@ export default async function wireBench() {
     await Promise.all(inFlight);
     await new Promise((res) => setTimeout(res, 1000)); // the last batch (250 ms) reaches the viewers
     const cyclePlain = plainSse.bytes() - startPlain;
+    await new Promise((res) => setTimeout(res, 5000)); // the compact stream's last batch (5 s)
     const cycleGzip = gzipSse.bytes() - startGzip;
+    const cycleCompact = compactSse.bytes() - startCompact;
+    compactSse.close();
+    console.log(`compact stream (?v=2) cycle: ${kb(cycleCompact)} (first stream gzip ${kb(cycleGzip)})`);
+    describeCompactSnapshot(compactSse.text());
+    describeCompactDeltas(compactSse.text());
     agent.destroy();
     plainSse.close();
     gzipSse.close();

@@ -140,3 +140,53 @@ export const liveUpdateSchema = z.object({
   Fixes: z.array(z.tuple([z.number().int(), z.number(), z.number(), z.number()])),
 });
 export type LiveUpdate = z.infer<typeof liveUpdateSchema>;
+
+/*
+ * The compact live stream (`…/live?v=2`, issue 15's "light on the wire"): the same leaderboard and map in a fraction
+ * of the bytes. Encoded and decoded by `live-codec.ts` (one codec, server and browser); the shapes are here.
+ * Numbers are integers in fixed units (metres, 1e-5 degrees, seconds, minutes), delta-coded against what the viewer
+ * already holds; positions are rounded to 1e-5 degrees (about 1 m) and predicted times (ETAs and their ranges) to
+ * the whole minute, below what the page shows.
+ */
+
+/** A compact column value: a number, a string, or null. */
+const compactValue = z.union([z.number(), z.string(), z.null()]);
+
+/** SSE `snap` of the compact stream: the whole live state, one column per leaderboard field. */
+export const liveCompactSnapshotSchema = z.object({
+  V: z.literal(2),
+  Seq: z.number().int(),
+  At: z.string(),
+  RaceId: z.number().int(),
+  ClockStartedAt: z.string().nullable(),
+  ClockStoppedAt: z.string().nullable(),
+  HasCourse: z.boolean(),
+  /** Rows, in leaderboard order. */
+  N: z.number().int(),
+  /** Field name → N values (numbers delta-coded down the column; see live-codec.ts). */
+  Cols: z.record(z.string(), z.array(compactValue)),
+  /** Field name → indexes of the rows that do not have the field at all. */
+  Undef: z.record(z.string(), z.array(z.number().int())).optional(),
+  /** Per row: its trail, flat [time, lat, lon, …], the first point against the previous row's, then deltas. */
+  Trails: z.array(z.array(z.number())),
+});
+export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
+
+/** SSE `delta` of the compact stream: what changed since the previous message, against what the viewer holds. */
+export const liveCompactDeltaSchema = z.object({
+  Seq: z.number().int(),
+  At: z.string(),
+  /** Patched rows: [RunnerId − previous patched RunnerId, field bit mask, one value per bit set …]. */
+  P: z.array(z.array(compactValue)),
+  /** [RunnerId, field index, …]: fields a patched row no longer has. */
+  Undef: z.array(z.number().int()).optional(),
+  /** Rank shifts of rows not patched: [first old rank, how many ranks, shift, …]. */
+  R: z.array(z.number().int()).optional(),
+  /** Ranks set outright: [RunnerId, Rank or null, …]. */
+  K: z.array(z.number().int().nullable()).optional(),
+  /** New fixes: [RunnerId − previous, count, then per fix: time, Δlat, Δlon against the runner's newest fix …]. */
+  F: z.array(z.number()).optional(),
+});
+export type LiveCompactDelta = z.infer<typeof liveCompactDeltaSchema>;
+
+export * from './live-codec';

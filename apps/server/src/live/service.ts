@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import {
   filterLeaderboard,
+  isOpenPrivacy,
   type LeaderboardFilter,
   type LeaderboardRow,
   type RunnerPositions,
@@ -14,6 +15,14 @@ import type { RaceLive } from './race-live';
 import type { LiveFix, RunnerAlertSubject } from './runner-live';
 import { dropResumeLog, logFix } from './resume';
 import { goneMessage, resumeMessages, snapshotMessage, updateMessage } from './sse-messages';
+import {
+  compactResume,
+  compactSnapshotMessage,
+  compactUpdateMessage,
+  dropCompactState,
+  noteCompactFix,
+  scheduleCompactFlush,
+} from './compact-stream';
 import { SseHub, streamClientKey } from './sse-hub';
 import { StreamAdmission } from './stream-admission';
 
@@ -30,6 +39,8 @@ export interface LiveServiceOptions {
   offCourseM: number;
   log?: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
   batchMs?: number;
+  /** Coalescing of the compact stream (`?v=2`): at most one message per race this often (default 5 s). */
+  compactBatchMs?: number;
   /** How often races with viewers are re-evaluated for time-driven changes (runners going stale). */
   tickMs?: number;
   idleEvictMs?: number;
@@ -39,6 +50,15 @@ export interface LiveServiceOptions {
   maxStreams?: number;
   /** Most SSE streams open at once per client address (LIVE_MAX_STREAMS_PER_CLIENT; 0 or default: no cap). */
   maxStreamsPerClient?: number;
+}
+
+/**
+ * The stream of a race whose public view is not its live state (privacy of runners: a public delay, hidden runners,
+ * private trails): privacy/public-view.ts sends its viewers their own snapshot and updates.
+ */
+export interface PrivateStream {
+  snapshot(raceId: number): Promise<Buffer>;
+  rebuilt(raceId: number): void;
 }
 
 /** Trail length of the positions endpoint. */
@@ -54,11 +74,14 @@ export class LiveService {
   private readonly ticker: NodeJS.Timeout;
   private readonly now: () => number;
   private readonly batchMs: number;
+  private readonly compactBatchMs: number;
   private closed = false;
+  private privateStream: PrivateStream | null = null;
 
   constructor(private readonly opts: LiveServiceOptions) {
     this.now = opts.now ?? Date.now;
     this.batchMs = opts.batchMs ?? 250;
+    this.compactBatchMs = opts.compactBatchMs ?? 5000;
     const idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
     this.hub = new SseHub({
       heartbeatMs: opts.heartbeatMs,
@@ -72,7 +95,15 @@ export class LiveService {
       now: this.now,
       log: opts.log,
       apply: (e) => this.onEvent(e),
-      rebuilt: (entry) => this.hub.broadcast(entry.live.race.id, snapshotMessage(entry, this.now())),
+      rebuilt: (entry) => {
+        const raceId = entry.live.race.id;
+        if (this.isPrivate(entry)) this.privateStream!.rebuilt(raceId);
+        else {
+          this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), 0);
+          if (this.hub.viewerCount(raceId, 1) > 0)
+            this.hub.broadcast(raceId, compactSnapshotMessage(entry, this.now()), 1);
+        }
+      },
       gone: (raceId) => {
         this.hub.broadcast(raceId, goneMessage(raceId));
         this.hub.closeRace(raceId);
@@ -87,6 +118,15 @@ export class LiveService {
     this.sweeper.unref();
     this.ticker = setInterval(() => this.tick(), opts.tickMs ?? 15_000);
     this.ticker.unref();
+  }
+
+  /** Set by the privacy module: the streams of races whose live state is not public as it is. */
+  setPrivateStream(stream: PrivateStream): void {
+    this.privateStream = stream;
+  }
+
+  private isPrivate(entry: RaceEntry): boolean {
+    return this.privateStream !== null && !isOpenPrivacy(entry.live.privacy);
   }
 
   // ---------------------------------------------------------------- reads
@@ -175,22 +215,33 @@ export class LiveService {
    * Before any byte is written: a StreamLimitError past the per-client or total stream cap (checked first, so a
    * refused viewer costs no database read), 404 for a race that is not public. With a Last-Event-ID of the current
    * build whose follow-ups are still in the ring, only the missed messages are sent; otherwise a snapshot.
+   * `compact`: the compact stream (`?v=2`, compact-stream.ts), whose snapshot is its baseline brought to now.
    */
   async prepareStream(
     raceId: number,
     clientIp: string,
     lastEventId?: string,
+    compact = false,
   ): Promise<(res: ServerResponse) => void> {
     const slot = this.admission.admit(clientIp);
     let entry: RaceEntry;
+    let privateSnapshot: Buffer | null = null;
     try {
       entry = await this.cache.require(raceId);
+      // Privacy: the public view's own snapshot (never a resume of live messages).
+      if (this.isPrivate(entry)) privateSnapshot = await this.privateStream!.snapshot(raceId);
     } catch (err) {
       slot.release();
       throw err;
     }
     return (res) => {
-      const initial = resumeMessages(entry, lastEventId, this.now()) ?? [snapshotMessage(entry, this.now())];
+      let initial: Buffer[];
+      if (privateSnapshot) initial = [privateSnapshot];
+      else if (compact) {
+        // The viewers already there get what changed, so the baseline is the race now: then a resume or snapshot.
+        this.compactFlush(entry, false);
+        initial = compactResume(entry, lastEventId) ?? [compactSnapshotMessage(entry, this.now())];
+      } else initial = resumeMessages(entry, lastEventId, this.now()) ?? [snapshotMessage(entry, this.now())];
       this.hub.open(
         raceId,
         res,
@@ -200,6 +251,7 @@ export class LiveService {
           if (current) current.lastUsed = this.now();
         },
         slot,
+        compact ? 1 : 0,
       );
     };
   }
@@ -268,6 +320,7 @@ export class LiveService {
     let list = entry.pendingFixes.get(e.runnerId);
     if (!list) entry.pendingFixes.set(e.runnerId, (list = []));
     list.push(fix);
+    noteCompactFix(entry, e.runnerId, fix);
     this.scheduleFlush(entry);
   }
 
@@ -290,6 +343,7 @@ export class LiveService {
     let list = entry.pendingFixes.get(e.runnerId);
     if (!list) entry.pendingFixes.set(e.runnerId, (list = []));
     list.push(fix);
+    noteCompactFix(entry, e.runnerId, fix);
     this.scheduleFlush(entry);
   }
 
@@ -303,6 +357,7 @@ export class LiveService {
   // ---------------------------------------------------------------- SSE updates
 
   private scheduleFlush(entry: RaceEntry) {
+    scheduleCompactFlush(entry, this.compactBatchMs, this.now(), () => this.compactFlush(entry, true));
     if (entry.flushTimer) return;
     // Leading edge when idle (lowest delay), then at most one message per batchMs per race.
     const wait = Math.max(0, entry.lastFlush + this.batchMs - this.now());
@@ -316,6 +371,19 @@ export class LiveService {
     const now = this.now();
     entry.lastFlush = now;
     const message = updateMessage(entry, now);
-    if (message) this.hub.broadcast(raceId, message);
+    // A private race's viewers get the public view's updates instead (privacy/public-view.ts).
+    if (message && !this.isPrivate(entry)) this.hub.broadcast(raceId, message, 0);
+  }
+
+  /**
+   * The compact stream's message of what changed (compact-stream.ts). From the timer, a race with no compact viewer
+   * left forgets its compact state instead.
+   */
+  private compactFlush(entry: RaceEntry, fromTimer: boolean) {
+    const raceId = entry.live.race.id;
+    if (this.closed || this.cache.loaded(raceId) !== entry) return;
+    if (fromTimer && this.hub.viewerCount(raceId, 1) === 0) return dropCompactState(entry);
+    const message = compactUpdateMessage(entry, this.now());
+    if (message && !this.isPrivate(entry)) this.hub.broadcast(raceId, message, 1);
   }
 }

@@ -99,6 +99,8 @@ export function defaultMaxStreams(fdLimit: number | null = openFileLimit()): num
 interface Viewer {
   res: ServerResponse;
   raceId: number;
+  /** The message format the viewer reads (0: the first stream; 1: the compact one, `?v=2`). */
+  channel: number;
 }
 
 const NO_SLOT: StreamSlot = { client: '', release: () => {} };
@@ -172,9 +174,16 @@ export class SseHub {
   /**
    * Takes over `res` as an event stream for `raceId`: writes headers, the retry hint and `initial` messages.
    * `onClose` runs once when the viewer goes away (client disconnect, drop, or hub shutdown); `slot` (from `admit`)
-   * is given back then, or at once when the stream does not open.
+   * is given back then, or at once when the stream does not open. `channel`: the message format the viewer reads.
    */
-  open(raceId: number, res: ServerResponse, initial: Buffer[], onClose?: () => void, slot = NO_SLOT): void {
+  open(
+    raceId: number,
+    res: ServerResponse,
+    initial: Buffer[],
+    onClose?: () => void,
+    slot = NO_SLOT,
+    channel = 0,
+  ): void {
     if (this.closed) {
       slot.release();
       res.writeHead(503, { 'content-type': 'application/json' });
@@ -198,7 +207,7 @@ export class SseHub {
     res.write(`retry: ${retry}\n\n`);
     for (const b of initial) res.write(b);
 
-    const viewer: Viewer = { res, raceId };
+    const viewer: Viewer = { res, raceId, channel };
     let set = this.byRace.get(raceId);
     if (!set) this.byRace.set(raceId, (set = new Set()));
     set.add(viewer);
@@ -214,17 +223,22 @@ export class SseHub {
   /**
    * Writes one already-encoded message to every viewer of the race. Thousands of viewers are served in slices, so
    * ingestion requests and other races are not held up for the whole fan-out; slices run in FIFO order, so every
-   * viewer still gets the messages in order.
+   * viewer still gets the messages in order. With `channel`, only the viewers reading that message format.
    */
-  broadcast(raceId: number, message: Buffer): number {
+  broadcast(raceId: number, message: Buffer, channel?: number): number {
     const set = this.byRace.get(raceId);
     if (!set) return 0;
     const slice = this.opts.broadcastSlice;
     if (set.size <= slice) {
-      for (const v of set) this.write(v, message);
-      return set.size;
+      let n = 0;
+      for (const v of set) {
+        if (channel !== undefined && v.channel !== channel) continue;
+        this.write(v, message);
+        n++;
+      }
+      return n;
     }
-    const viewers = [...set];
+    const viewers = [...set].filter((v) => channel === undefined || v.channel === channel);
     const writeFrom = (from: number) => {
       const end = Math.min(viewers.length, from + slice);
       for (let i = from; i < end; i++) this.write(viewers[i], message);
@@ -234,7 +248,12 @@ export class SseHub {
     return viewers.length;
   }
 
-  viewerCount(raceId?: number): number {
+  viewerCount(raceId?: number, channel?: number): number {
+    if (raceId !== undefined && channel !== undefined) {
+      let n = 0;
+      for (const v of this.byRace.get(raceId) ?? []) if (v.channel === channel) n++;
+      return n;
+    }
     if (raceId !== undefined) return this.byRace.get(raceId)?.size ?? 0;
     let n = 0;
     for (const s of this.byRace.values()) n += s.size;

@@ -1,4 +1,10 @@
-import type { LeaderboardRow } from '@racebeacon/domain/live';
+import {
+  decodeCompactDelta,
+  decodeCompactSnapshot,
+  type LeaderboardRow,
+  type LiveCompactDelta,
+  type LiveCompactSnapshot,
+} from '@racebeacon/domain/live';
 import { serverOffset } from './live-clock';
 import type { SnapshotMessage, TrailPoint, UpdateMessage } from './live-types';
 
@@ -91,6 +97,22 @@ export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): 
     // coalesced message more so): the largest since the last snapshot is the best estimate.
     serverOffsetMs: Math.max(state.serverOffsetMs, serverOffset(msg.At, now, state.serverOffsetMs)),
   };
+}
+
+/**
+ * The compact stream (`?v=2`): its snapshot and deltas decode to the messages above (against the rows and trails
+ * held), so the board and map are the same.
+ */
+export function applyCompactSnapshot(msg: LiveCompactSnapshot, now: number, prev?: LiveState): LiveState {
+  return applySnapshot(decodeCompactSnapshot(msg), now, prev);
+}
+
+export function applyCompactDelta(state: LiveState, msg: LiveCompactDelta, now: number): LiveState {
+  return applyUpdate(
+    state,
+    decodeCompactDelta(msg, state.rows, (id) => state.trails.get(id)?.at(-1)),
+    now,
+  );
 }
 
 /** Leaderboard order: by Rank (unranked last), then bib. */

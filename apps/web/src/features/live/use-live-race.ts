@@ -1,23 +1,44 @@
 import { useEffect, useReducer, useState } from 'react';
-import { applySnapshot, applyUpdate, emptyLiveState, type LiveState } from './live-store';
+import type { LiveCompactDelta, LiveCompactSnapshot } from '@racebeacon/domain/live';
+import {
+  applyCompactDelta,
+  applyCompactSnapshot,
+  applySnapshot,
+  applyUpdate,
+  emptyLiveState,
+  type LiveState,
+} from './live-store';
 import type { SnapshotMessage, UpdateMessage } from './live-types';
 
 /** `final`: the race is over and the results are final, so the stream was closed on purpose. */
 export type ConnectionStatus = 'connecting' | 'live' | 'reconnecting' | 'closed' | 'final';
 
-type Action = { kind: 'snapshot'; msg: SnapshotMessage } | { kind: 'update'; msg: UpdateMessage };
+type Action =
+  | { kind: 'snapshot'; msg: SnapshotMessage }
+  | { kind: 'update'; msg: UpdateMessage }
+  | { kind: 'snap'; msg: LiveCompactSnapshot }
+  | { kind: 'delta'; msg: LiveCompactDelta };
 
 function reducer(state: LiveState, action: Action): LiveState {
-  return action.kind === 'snapshot'
-    ? applySnapshot(action.msg, Date.now(), state)
-    : applyUpdate(state, action.msg, Date.now());
+  switch (action.kind) {
+    case 'snapshot':
+      return applySnapshot(action.msg, Date.now(), state);
+    case 'update':
+      return applyUpdate(state, action.msg, Date.now());
+    case 'snap':
+      return applyCompactSnapshot(action.msg, Date.now(), state);
+    case 'delta':
+      return applyCompactDelta(state, action.msg, Date.now());
+  }
 }
 
 /**
  * One EventSource per race: a snapshot, then updates of the runners that changed. The browser reconnects by itself
  * (the server's retry hint has jitter; a stopping server sends a short one) and sends Last-Event-ID, so the server
  * answers with only what was missed, whichever process of a cluster it lands on; when it cannot tell, it sends a
- * snapshot, applied in place over what is shown (no empty state in between).
+ * snapshot, applied in place over what is shown (no empty state in between). It reads the compact stream (`?v=2`:
+ * `snap` and `delta`, decoded by the domain's live-codec to the same board and map); a race whose public view is
+ * not its live state (privacy) sends the first stream's `snapshot` and `update`, read as well.
  * Never goes through the API client: live updates must not show the blocking spinner.
  */
 export function useLiveRace(raceId: number): { state: LiveState; status: ConnectionStatus } {
@@ -45,21 +66,23 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
       setStatus(next);
     };
     const open = () => {
-      const resume = lastEventId ? `?lastEventId=${encodeURIComponent(lastEventId)}` : '';
-      const es = new EventSource(`/api/open/races/${raceId}/live${resume}`);
+      const resume = lastEventId ? `&lastEventId=${encodeURIComponent(lastEventId)}` : '';
+      const es = new EventSource(`/api/open/races/${raceId}/live?v=2${resume}`);
       source = es;
-      es.addEventListener('snapshot', (e) => {
-        const msg = parse<SnapshotMessage>(e as MessageEvent);
-        if (msg) dispatch({ kind: 'snapshot', msg });
+      const onSnapshot = (msg: SnapshotMessage | LiveCompactSnapshot | null, kind: 'snapshot' | 'snap') => {
+        if (msg) dispatch({ kind, msg } as Action);
         // After End Race nothing moves any more (fixes no longer advance anyone): keep the results, free the stream.
         if (msg && msg.ClockStoppedAt !== null) stop('final');
         else setStatus('live');
-      });
-      es.addEventListener('update', (e) => {
-        const msg = parse<UpdateMessage>(e as MessageEvent);
-        if (msg) dispatch({ kind: 'update', msg });
+      };
+      const onUpdate = (msg: UpdateMessage | LiveCompactDelta | null, kind: 'update' | 'delta') => {
+        if (msg) dispatch({ kind, msg } as Action);
         setStatus('live');
-      });
+      };
+      es.addEventListener('snapshot', (e) => onSnapshot(parse(e as MessageEvent), 'snapshot'));
+      es.addEventListener('snap', (e) => onSnapshot(parse(e as MessageEvent), 'snap'));
+      es.addEventListener('update', (e) => onUpdate(parse(e as MessageEvent), 'update'));
+      es.addEventListener('delta', (e) => onUpdate(parse(e as MessageEvent), 'delta'));
       es.addEventListener('gone', () => stop('closed'));
       es.onopen = () => {
         failures = 0;

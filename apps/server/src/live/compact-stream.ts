@@ -1,0 +1,165 @@
+import {
+  compactBaseline,
+  encodeCompactDelta,
+  encodeCompactSnapshot,
+  type CompactBaseline,
+  type TrailPoint,
+} from '@racebeacon/domain';
+import type { RaceEntry } from './race-cache';
+import type { RaceLive } from './race-live';
+import { parseEventId, watermarkOf } from './resume';
+import { encodeSseMessage } from './sse-hub';
+import { SNAPSHOT_TRAIL } from './sse-messages';
+
+/**
+ * The compact live stream (`…/live?v=2`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
+ * the first stream (the codec and its reasons are the domain's `live-codec.ts`). Per race state, a baseline of what
+ * its viewers hold; changes are coalesced for `batchMs` (5 s by default: trackers report every minute or two, and
+ * each message costs its own SSE and gzip framing), each message serialised once for every viewer. A snapshot is
+ * the baseline itself, taken right after a flush, so the deltas that follow apply to it exactly.
+ * Resuming: a Last-Event-ID of this state whose follow-ups are in the ring gets them; any other gets a snapshot
+ * (applied in place by the browser).
+ */
+
+/** Compact messages kept per race so a reconnecting viewer resumes with what it missed (5 minutes at 5 s). */
+const RING = 64;
+
+interface CompactState {
+  baseline: CompactBaseline;
+  seq: number;
+  /** Fixes applied since the last message: [RunnerId, t, lat, lon]. */
+  pending: [number, number, number, number][];
+  ring: { seq: number; message: Buffer }[];
+  /** The live state's version and 5-second bucket at the last flush (unchanged: nothing to diff). */
+  flushed: { version: number; bucket: number };
+  snapshot: { seq: number; message: Buffer } | null;
+  timer: NodeJS.Timeout | null;
+  lastFlush: number;
+}
+
+const states = new WeakMap<RaceLive, CompactState>();
+
+const eventId = (entry: RaceEntry, seq: number) => {
+  const w = watermarkOf(entry);
+  return w === null ? `${entry.live.generation}.${seq}` : `${entry.live.generation}.${seq}.${w}`;
+};
+
+function stateOf(entry: RaceEntry, now: number): CompactState {
+  let st = states.get(entry.live);
+  if (!st) {
+    const rows = entry.live.leaderboard(now);
+    st = {
+      baseline: compactBaseline(rows, trailMap(entry.live)),
+      seq: 0,
+      pending: [],
+      ring: [],
+      flushed: { version: entry.live.version, bucket: Math.floor(now / 5000) },
+      snapshot: null,
+      timer: null,
+      lastFlush: 0,
+    };
+    states.set(entry.live, st);
+  }
+  return st;
+}
+
+function trailMap(live: RaceLive): Map<number, TrailPoint[]> {
+  return new Map(live.trails(SNAPSHOT_TRAIL).map((p) => [p.RunnerId, p.Trail]));
+}
+
+/** Whether the race has a compact state (a compact viewer asked for it). */
+export const hasCompactState = (entry: RaceEntry): boolean => states.has(entry.live);
+
+/** Forgets the race's compact state (no compact viewer left): nothing is diffed for nobody. */
+export function dropCompactState(entry: RaceEntry): void {
+  const st = states.get(entry.live);
+  if (st?.timer) clearTimeout(st.timer);
+  states.delete(entry.live);
+}
+
+/** A fix applied to the race state, for the next compact message (nothing when no compact viewer asked). */
+export function noteCompactFix(
+  entry: RaceEntry,
+  runnerId: number,
+  fix: { t: number; lat: number; lon: number },
+) {
+  states.get(entry.live)?.pending.push([runnerId, fix.t, fix.lat, fix.lon]);
+}
+
+/** The compact delta of what changed since the last one (kept in the ring); null when nothing did. */
+export function compactUpdateMessage(entry: RaceEntry, now: number): Buffer | null {
+  const st = states.get(entry.live);
+  if (!st) return null;
+  st.lastFlush = now;
+  const bucket = Math.floor(now / 5000);
+  if (!st.pending.length && st.flushed.version === entry.live.version && st.flushed.bucket === bucket)
+    return null;
+  st.flushed = { version: entry.live.version, bucket };
+  const delta = encodeCompactDelta(st.baseline, entry.live.leaderboard(now), st.pending, st.seq + 1, now);
+  st.pending = [];
+  if (!delta) return null;
+  st.seq++;
+  const message = encodeSseMessage('delta', JSON.stringify(delta), eventId(entry, st.seq));
+  st.ring.push({ seq: st.seq, message });
+  if (st.ring.length > RING) st.ring.shift();
+  return message;
+}
+
+/**
+ * The compact snapshot: the baseline as it stands (call `compactUpdateMessage` first and send its message to the
+ * viewers already there, so the baseline is the race now). Cached per message sequence number.
+ */
+export function compactSnapshotMessage(entry: RaceEntry, now: number): Buffer {
+  const st = stateOf(entry, now);
+  if (st.snapshot?.seq === st.seq && st.snapshot.message) return st.snapshot.message;
+  const { live } = entry;
+  const rows = live.leaderboard(now).map((r) => st.baseline.rows.get(r.RunnerId) ?? r);
+  const snapshot = encodeCompactSnapshot(
+    {
+      Seq: st.seq,
+      RaceId: live.race.id,
+      ClockStartedAt: live.race.clockStartedAt?.toISOString() ?? null,
+      ClockStoppedAt: live.race.clockStoppedAt?.toISOString() ?? null,
+      HasCourse: live.course !== null,
+    },
+    rows,
+    trailMap(live),
+    now,
+  );
+  const message = encodeSseMessage('snap', JSON.stringify(snapshot), eventId(entry, st.seq));
+  st.snapshot = { seq: st.seq, message };
+  return message;
+}
+
+/** The compact messages missed since `lastEventId` (from the ring), or null when a snapshot is needed. */
+export function compactResume(entry: RaceEntry, lastEventId: string | undefined): Buffer[] | null {
+  if (!lastEventId) return null;
+  const last = parseEventId(lastEventId);
+  const st = states.get(entry.live);
+  if (!last || !st || last.build !== entry.live.generation || last.seq > st.seq) return null;
+  if (last.seq === st.seq) return [];
+  const oldest = st.ring[0]?.seq ?? st.seq + 1;
+  if (last.seq + 1 < oldest) return null;
+  return st.ring.filter((r) => r.seq > last.seq).map((r) => r.message);
+}
+
+/**
+ * Schedules the race's next compact message: at once when the last one is `batchMs` old (the lowest delay for a
+ * lone change), otherwise when it will be.
+ */
+export function scheduleCompactFlush(
+  entry: RaceEntry,
+  batchMs: number,
+  now: number,
+  flush: () => void,
+): void {
+  const st = states.get(entry.live);
+  if (!st || st.timer) return;
+  st.timer = setTimeout(
+    () => {
+      st.timer = null;
+      flush();
+    },
+    Math.max(0, st.lastFlush + batchMs - now),
+  );
+}

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../src/course';
+import {
+  compactBaseline,
+  compactView,
+  decodeCompactDelta,
+  decodeCompactSnapshot,
+  encodeCompactDelta,
+  encodeCompactSnapshot,
+  liveCompactDeltaSchema,
+  liveCompactSnapshotSchema,
+  type LeaderboardRow,
+  type LiveUpdate,
+  type TrailPoint,
+} from '../src/live-messages';
+
+const AT = Date.parse('2026-05-02T09:30:00.250Z');
+const STATUSES = ['racing', 'stale', 'finished', 'not-started', 'dnf'] as const;
+
+/** A random row with values at the precision the leaderboard gives them (and some null or absent fields). */
+function randomRow(random: () => number, id: number, rank: number | null): LeaderboardRow {
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
+  const maybe = <T>(v: T): T | null => (random() < 0.2 ? null : v);
+  const time = () => new Date(AT + Math.floor((random() - 0.5) * 7200_000)).toISOString();
+  const km = () => Math.round(random() * 50_000) / 1000;
+  const row: LeaderboardRow = {
+    Rank: rank,
+    RunnerId: id,
+    BibNumber: maybe(String(100 + id)),
+    FirstName: pick(['Ana', 'Bo', 'Chloé', 'D’Arcy', '"Q"', '']),
+    LastName: pick(['Smith', 'Øster', 'Li', 'van der Berg']),
+    Gender: pick(['M', 'F'] as const),
+    Age: maybe(18 + Math.floor(random() * 60)),
+    Status: pick(STATUSES),
+    DistanceKm: maybe(km()),
+    Percent: maybe(Math.round(random() * 1000) / 10),
+    ElapsedSeconds: maybe(Math.floor(random() * 20_000)),
+    PaceSecondsPerKm: maybe(200 + Math.floor(random() * 500)),
+    EtaFinish: maybe(time()),
+    FinishTime: maybe(time()),
+    LastPingTime: maybe(time()),
+    Latitude: maybe(Math.round((46 + random()) * 1e5) / 1e5),
+    Longitude: maybe(Math.round((7 + random()) * 1e5) / 1e5),
+    BatteryState: maybe(pick(['ok', 'low', 'charging'])),
+    GapSeconds: maybe(Math.floor(random() * 4000)),
+    GapKm: maybe(km()),
+    NextWaypoint: maybe(pick(['Aid 1', 'Aid 2', 'Col'])),
+    NextWaypointKm: maybe(km()),
+    EtaNextWaypoint: maybe(time()),
+  };
+  // Optional fields: present on some rows only.
+  if (random() < 0.7) {
+    row.EtaFinishEarliest = maybe(time());
+    row.EtaFinishLatest = maybe(time());
+    row.EtaNextWaypointEarliest = maybe(time());
+    row.EtaNextWaypointLatest = maybe(time());
+  }
+  if (random() < 0.3) {
+    row.EstimatedDistanceKm = km();
+    row.EstimatedDistanceKmMin = km();
+    row.EstimatedDistanceKmMax = km();
+    row.EstimatedAt = time();
+    row.EstimatedLatitude = Math.round((46 + random()) * 1e5) / 1e5;
+    row.EstimatedLongitude = Math.round((7 + random()) * 1e5) / 1e5;
+  }
+  if (random() < 0.5) {
+    row.LastCheckpoint = maybe(pick(['Start', 'Aid 1']));
+    row.LastCheckpointKm = maybe(km());
+    row.LastCheckpointTime = maybe(time());
+  }
+  if (random() < 0.5) row.CutoffRisk = random() < 0.5;
+  return row;
+}
+
+function randomTrail(random: () => number, n: number): TrailPoint[] {
+  const trail: TrailPoint[] = [];
+  let t = AT - 3600_000 + Math.floor(random() * 60_000);
+  for (let i = 0; i < n; i++) {
+    trail.push([
+      t,
+      Math.round((46 + random() / 10) * 1e5) / 1e5,
+      Math.round((7 + random() / 10) * 1e5) / 1e5,
+    ]);
+    t += 1000 + Math.floor(random() * 200_000);
+  }
+  return trail;
+}
+
+/** What a viewer does with an update (as the web app's live store): rows replaced, ranks set, fixes in time order. */
+function apply(rows: Map<number, LeaderboardRow>, trails: Map<number, TrailPoint[]>, u: LiveUpdate): void {
+  for (const r of u.Rows) rows.set(r.RunnerId, r);
+  for (const [id, rank] of u.Ranks) rows.set(id, { ...rows.get(id)!, Rank: rank });
+  for (const [id, t, lat, lon] of u.Fixes) {
+    const trail = trails.get(id) ?? [];
+    let i = trail.length;
+    while (i > 0 && trail[i - 1][0] > t) i--;
+    trail.splice(i, 0, [t, lat, lon]);
+    trails.set(id, trail);
+  }
+}
+
+const meta = { Seq: 7, RaceId: 3, ClockStartedAt: null, ClockStoppedAt: null, HasCourse: true };
+
+describe('compact live codec', () => {
+  it('decodes a snapshot to the rows and trails it encoded (positions to 1e-5°, ETAs to the minute)', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = seededRandom(seed);
+      const n = Math.floor(random() * 40);
+      const rows = Array.from({ length: n }, (_, i) =>
+        randomRow(random, 1 + i * 3, random() < 0.1 ? null : i + 1),
+      );
+      const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, Math.floor(random() * 6))]));
+      const snap = encodeCompactSnapshot(meta, rows, trails, AT);
+      const wire = JSON.parse(JSON.stringify(snap));
+      expect(liveCompactSnapshotSchema.parse(wire)).toEqual(wire);
+      const back = decodeCompactSnapshot(wire);
+      expect(back.Rows).toEqual(rows.map(compactView));
+      expect(back.Trails).toEqual(rows.map((r) => ({ RunnerId: r.RunnerId, Trail: trails.get(r.RunnerId) })));
+      expect(back).toMatchObject({ ...meta, At: new Date(AT).toISOString() });
+    }
+  });
+
+  it('keeps a viewer applying deltas equal to the server baseline, through random changes', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const random = seededRandom(100 + seed);
+      const n = 5 + Math.floor(random() * 30);
+      let server = Array.from({ length: n }, (_, i) => randomRow(random, 10 + i * 7, i + 1));
+      const serverTrails = new Map(
+        server.map((r) => [r.RunnerId, randomTrail(random, Math.floor(random() * 4))]),
+      );
+      const baseline = compactBaseline(server, serverTrails);
+      const snap = decodeCompactSnapshot(
+        JSON.parse(JSON.stringify(encodeCompactSnapshot(meta, server, serverTrails, AT))),
+      );
+      const rows = new Map(snap.Rows.map((r) => [r.RunnerId, r]));
+      const trails = new Map(snap.Trails.map((t) => [t.RunnerId, t.Trail]));
+      let at = AT;
+      for (let step = 0; step < 12; step++) {
+        at += Math.floor(random() * 10_000);
+        // Some runners move (a new fix: their position and time become it), some change in other ways.
+        const fixes: [number, number, number, number][] = [];
+        server = server.map((r) => {
+          const x = random();
+          if (x < 0.25) {
+            const last = serverTrails.get(r.RunnerId)?.at(-1);
+            const t = (last?.[0] ?? at - 60_000) + 1000 + Math.floor(random() * 100_000);
+            const lat = Math.round((46 + random() / 10) * 1e5) / 1e5;
+            const lon = Math.round((7 + random() / 10) * 1e5) / 1e5;
+            fixes.push([r.RunnerId, t, lat, lon]);
+            if (random() < 0.2) fixes.push([r.RunnerId, t - 500, lat + 0.0001, lon]); // a late fix too
+            serverTrails.set(r.RunnerId, [...(serverTrails.get(r.RunnerId) ?? []), [t, lat, lon]]);
+            return {
+              ...r,
+              DistanceKm: Math.round(random() * 50_000) / 1000,
+              LastPingTime: new Date(t).toISOString(),
+              Latitude: lat,
+              Longitude: lon,
+              ElapsedSeconds: (r.ElapsedSeconds ?? 0) + 30,
+            };
+          }
+          if (x < 0.35) return { ...randomRow(random, r.RunnerId, r.Rank) };
+          if (x < 0.45) return { ...r, ElapsedSeconds: (r.ElapsedSeconds ?? 0) + 5, GapKm: 1.5 }; // clock only
+          return r;
+        });
+        // New ranks: a few runners pass others.
+        const order = [...server].sort((a, b) => (a.Rank ?? 1e9) - (b.Rank ?? 1e9));
+        for (let k = 0; k < 3; k++) {
+          const i = Math.floor(random() * order.length);
+          const j = Math.floor(random() * order.length);
+          const [moved] = order.splice(i, 1);
+          order.splice(j, 0, moved);
+        }
+        server = order.map((r, i) => ({ ...r, Rank: random() < 0.05 ? null : random() < 0.1 ? i : i + 1 }));
+        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at);
+        if (delta) {
+          const wire = JSON.parse(JSON.stringify(delta));
+          expect(liveCompactDeltaSchema.parse(wire)).toEqual(wire);
+          apply(
+            rows,
+            trails,
+            decodeCompactDelta(wire, rows, (id) => trails.get(id)?.at(-1)),
+          );
+        }
+        // The viewer holds exactly the baseline, whose watched fields are the server's now.
+        expect(new Map([...rows].sort((a, b) => a[0] - b[0]))).toEqual(
+          new Map([...baseline.rows].sort((a, b) => a[0] - b[0]).map(([id, r]) => [id, compactView(r)])),
+        );
+        for (const r of server) {
+          const held = rows.get(r.RunnerId)!;
+          const now = compactView(r);
+          expect({ ...held, ElapsedSeconds: 0, GapKm: 0, GapSeconds: 0 }).toEqual(
+            expect.objectContaining({ Rank: now.Rank, DistanceKm: now.DistanceKm, Status: now.Status }),
+          );
+          expect(held.Latitude).toBe(now.Latitude);
+          expect(held.LastPingTime).toBe(now.LastPingTime);
+          expect(held.EtaFinish).toBe(now.EtaFinish);
+        }
+        for (const [id, trail] of serverTrails) {
+          const newest = [...trail].sort((a, b) => a[0] - b[0]).at(-1);
+          expect(trails.get(id)?.at(-1)).toEqual(newest);
+        }
+      }
+    }
+  });
+
+  it('sends nothing when nothing changed, and a moved runner as a few numbers', () => {
+    const random = seededRandom(5);
+    const rows = Array.from({ length: 50 }, (_, i) => randomRow(random, i + 1, i + 1));
+    const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    const baseline = compactBaseline(rows, trails);
+    expect(encodeCompactDelta(baseline, rows, [], 1, AT)).toBeNull();
+    const r = rows[10];
+    const last = trails.get(r.RunnerId)!.at(-1)!;
+    const t = last[0] + 150_000;
+    const lat = last[1] + 0.003;
+    const moved = {
+      ...r,
+      DistanceKm: (r.DistanceKm ?? 0) + 0.375,
+      LastPingTime: new Date(t).toISOString(),
+      Latitude: lat,
+      Longitude: last[2],
+    };
+    const next = rows.map((x) => (x === r ? moved : x));
+    const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, lat, last[2]]], 2, AT + 5000);
+    // [id, mask, distance in metres]; the position and time are the fix's.
+    expect(delta?.P).toEqual([[r.RunnerId, 1 + 2 ** 10, 375]]);
+    expect(delta?.F).toEqual([r.RunnerId, 1, (t - (AT + 5000 - 250)) / 1000, 300, 0]);
+  });
+});
