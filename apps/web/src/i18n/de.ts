@@ -183,6 +183,11 @@ const de: Catalogue = {
     noMatch: 'Niemand passt zu diesen Filtern.',
     noRunners: 'Noch keine Teilnehmenden.',
   },
+  map: {
+    start: 'Start',
+    finish: 'Ziel',
+    estimated: 'geschätzte Position (keine Position seit {{time}})',
+  },
   flow: {
     title: 'Rennverlauf',
     lead: 'Zurückgelegte Strecke über die Zeit, eine Linie pro Person. Tippe auf eine Linie.',
@@ -230,6 +235,15 @@ const de: Catalogue = {
     noSuchBib: 'In diesem Rennen gibt es niemanden mit der Startnummer {{bib}}.',
     following: 'Folge ich ✓',
     follow: 'Folgen',
+    notify: 'Benachrichtigen',
+    notifying: 'Benachrichtigungen an ✓',
+    notifyTitle:
+      'Benachrichtigt werden, wenn verfolgte Läufer einen Kontrollpunkt passieren, ins Ziel kommen, aufgeben oder eine Stunde lang nichts von sich hören lassen',
+    notifyDenied:
+      'Benachrichtigungen sind für diese Website blockiert. Erlaube sie in den Website-Einstellungen des Browsers und versuche es erneut.',
+    notifyDismissed: 'Benachrichtigungen wurden nicht erlaubt.',
+    notifyUnsupported: 'Dieser Browser kann hier keine Benachrichtigungen empfangen.',
+    notifyFailed: 'Benachrichtigungen konnten in diesem Browser nicht eingeschaltet werden.',
     status: 'Status',
     rank: 'Platz',
     distance: 'Distanz',

@@ -183,6 +183,11 @@ const en = {
     noMatch: 'No runner matches these filters.',
     noRunners: 'No runners yet.',
   },
+  map: {
+    start: 'Start',
+    finish: 'Finish',
+    estimated: 'estimated position (no fix since {{time}})',
+  },
   flow: {
     title: 'Race flow',
     lead: 'Distance along the course against time, one line per runner. Tap a line.',
@@ -230,6 +235,15 @@ const en = {
     noSuchBib: 'No runner with bib {{bib}} in this race.',
     following: 'Following ✓',
     follow: 'Follow',
+    notify: 'Notify me',
+    notifying: 'Notifications on ✓',
+    notifyTitle:
+      'Be told when the runners you follow pass a checkpoint, finish, drop out or are not heard from for an hour',
+    notifyDenied:
+      'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.',
+    notifyDismissed: 'Notifications were not allowed.',
+    notifyUnsupported: 'This browser cannot receive notifications here.',
+    notifyFailed: 'Notifications could not be turned on in this browser.',
     status: 'Status',
     rank: 'Rank',
     distance: 'Distance',

@@ -183,6 +183,11 @@ const es: Catalogue = {
     noMatch: 'Ningún corredor coincide con estos filtros.',
     noRunners: 'Todavía no hay corredores.',
   },
+  map: {
+    start: 'Salida',
+    finish: 'Meta',
+    estimated: 'posición estimada (sin posición desde las {{time}})',
+  },
   flow: {
     title: 'Desarrollo de la carrera',
     lead: 'Distancia recorrida frente al tiempo, una línea por corredor. Toca una línea.',
@@ -230,6 +235,15 @@ const es: Catalogue = {
     noSuchBib: 'No hay ningún corredor con el dorsal {{bib}} en esta carrera.',
     following: 'Siguiendo ✓',
     follow: 'Seguir',
+    notify: 'Avisarme',
+    notifying: 'Notificaciones activadas ✓',
+    notifyTitle:
+      'Recibir un aviso cuando los corredores que sigues pasen un control, lleguen a meta, abandonen o no se sepa de ellos durante una hora',
+    notifyDenied:
+      'Las notificaciones están bloqueadas para este sitio. Permítelas en la configuración del sitio del navegador y vuelve a intentarlo.',
+    notifyDismissed: 'No se permitieron las notificaciones.',
+    notifyUnsupported: 'Este navegador no puede recibir notificaciones aquí.',
+    notifyFailed: 'No se pudieron activar las notificaciones en este navegador.',
     status: 'Estado',
     rank: 'Puesto',
     distance: 'Distancia',

@@ -183,6 +183,11 @@ const fr: Catalogue = {
     noMatch: 'Aucun coureur ne correspond à ces filtres.',
     noRunners: 'Pas encore de coureurs.',
   },
+  map: {
+    start: 'Départ',
+    finish: 'Arrivée',
+    estimated: 'position estimée (pas de position depuis {{time}})',
+  },
   flow: {
     title: 'Déroulé de la course',
     lead: 'Distance parcourue en fonction du temps, une ligne par coureur. Touchez une ligne.',
@@ -230,6 +235,15 @@ const fr: Catalogue = {
     noSuchBib: 'Aucun coureur avec le dossard {{bib}} dans cette course.',
     following: 'Suivi ✓',
     follow: 'Suivre',
+    notify: 'M’avertir',
+    notifying: 'Notifications activées ✓',
+    notifyTitle:
+      'Être averti quand les coureurs suivis passent un point de contrôle, arrivent, abandonnent ou ne donnent pas de nouvelles pendant une heure',
+    notifyDenied:
+      'Les notifications sont bloquées pour ce site. Autorisez-les dans les réglages du site du navigateur, puis réessayez.',
+    notifyDismissed: 'Les notifications n’ont pas été autorisées.',
+    notifyUnsupported: 'Ce navigateur ne peut pas recevoir de notifications ici.',
+    notifyFailed: 'Les notifications n’ont pas pu être activées dans ce navigateur.',
     status: 'Statut',
     rank: 'Rang',
     distance: 'Distance',

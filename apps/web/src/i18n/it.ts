@@ -183,6 +183,11 @@ const it: Catalogue = {
     noMatch: 'Nessun concorrente corrisponde a questi filtri.',
     noRunners: 'Ancora nessun concorrente.',
   },
+  map: {
+    start: 'Partenza',
+    finish: 'Arrivo',
+    estimated: 'posizione stimata (nessuna posizione dalle {{time}})',
+  },
   flow: {
     title: 'Andamento della gara',
     lead: 'Distanza percorsa nel tempo, una linea per concorrente. Tocca una linea.',
@@ -230,6 +235,15 @@ const it: Catalogue = {
     noSuchBib: 'Nessun concorrente con il pettorale {{bib}} in questa gara.',
     following: 'Seguito ✓',
     follow: 'Segui',
+    notify: 'Avvisami',
+    notifying: 'Notifiche attive ✓',
+    notifyTitle:
+      'Ricevi un avviso quando i corridori che segui passano un punto di controllo, arrivano, si ritirano o non danno notizie per un’ora',
+    notifyDenied:
+      'Le notifiche sono bloccate per questo sito. Consentile nelle impostazioni del sito del browser, poi riprova.',
+    notifyDismissed: 'Le notifiche non sono state consentite.',
+    notifyUnsupported: 'Questo browser non può ricevere notifiche qui.',
+    notifyFailed: 'Non è stato possibile attivare le notifiche in questo browser.',
     status: 'Stato',
     rank: 'Posizione',
     distance: 'Distanza',

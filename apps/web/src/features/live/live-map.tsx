@@ -3,7 +3,8 @@ import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import type { LeaderboardRow } from '@racebeacon/domain/live';
 import type { CourseTrack, TrailPoint } from './live-types';
-import { runnerLabel, STATUS_LABEL } from './live-format';
+import { formatClock, runnerLabel, STATUS_LABEL } from './live-format';
+import { t } from '../../i18n';
 import { shownStatus, type RacePhase, type ShownStatus } from './live-clock';
 
 /**
@@ -181,10 +182,14 @@ export default function LiveMap(props: LiveMapProps) {
     const finish = track.Line[track.Line.length - 1];
     const flag = (cls: string, text: string) =>
       L.divIcon({ className: `live-flag ${cls}`, html: `<span>${text}</span>`, iconSize: [24, 24] });
-    L.marker(start, { icon: flag('live-flag--start', 'S'), title: 'Start', zIndexOffset: -100 }).addTo(group);
-    L.marker(finish, { icon: flag('live-flag--finish', 'F'), title: 'Finish', zIndexOffset: -100 }).addTo(
+    L.marker(start, { icon: flag('live-flag--start', 'S'), title: t('map.start'), zIndexOffset: -100 }).addTo(
       group,
     );
+    L.marker(finish, {
+      icon: flag('live-flag--finish', 'F'),
+      title: t('map.finish'),
+      zIndexOffset: -100,
+    }).addTo(group);
     for (const k of track.KmMarkers) {
       L.marker([k.Latitude, k.Longitude], {
         icon: L.divIcon({ className: 'live-km', html: `<span>${k.Km}</span>`, iconSize: [20, 14] }),
@@ -277,7 +282,7 @@ export default function LiveMap(props: LiveMapProps) {
       if (!layer) {
         const marker = L.marker(at, {
           icon: estimateIcon(row),
-          title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — estimated position (no fix since ${row.LastPingTime ? new Date(row.LastPingTime).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : '–'})`,
+          title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — ${t('map.estimated', { time: formatClock(row.LastPingTime) })}`,
           alt: `${runnerLabel(row)} estimated`,
           opacity: 0.95,
         });
