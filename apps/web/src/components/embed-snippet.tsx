@@ -1,9 +1,11 @@
 import { useId, useState } from 'react';
+import { Trans } from 'react-i18next';
 import { paths } from '../lib/paths';
+import { useI18n } from '../i18n';
 
 const VIEWS = [
-  { value: 'map', label: 'Live map' },
-  { value: 'leaderboard', label: 'Leaderboard' },
+  { value: 'map', label: 'share.liveMap' },
+  { value: 'leaderboard', label: 'board.title' },
 ] as const;
 
 /** The <iframe> code a race's own website pastes to show the live map or leaderboard. */
@@ -26,6 +28,7 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
   const id = useId();
   const [view, setView] = useState<string>('map');
   const [copied, setCopied] = useState(false);
+  const { t } = useI18n();
   const code = embedSnippet(window.location.origin, raceId, view, raceName);
   const copy = async () => {
     try {
@@ -38,13 +41,10 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
   };
   return (
     <details className="card embed-snippet">
-      <summary>Share: put this race on your website</summary>
-      <p className="muted">
-        Paste this code into a page of your race’s website: it shows the live view, updated as runners move,
-        with a link back to the full race page.
-      </p>
+      <summary>{t('share.summary')}</summary>
+      <p className="muted">{t('share.lead')}</p>
       <div className="embed-snippet__row">
-        <label htmlFor={`${id}-view`}>Show</label>
+        <label htmlFor={`${id}-view`}>{t('share.show')}</label>
         <select
           id={`${id}-view`}
           value={view}
@@ -55,13 +55,13 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
         >
           {VIEWS.map((v) => (
             <option key={v.value} value={v.value}>
-              {v.label}
+              {t(v.label)}
             </option>
           ))}
         </select>
       </div>
       <label htmlFor={`${id}-code`} className="embed-snippet__label">
-        Embed code
+        {t('share.code')}
       </label>
       <textarea
         id={`${id}-code`}
@@ -74,18 +74,18 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
       />
       <div className="embed-snippet__row">
         <button type="button" className="btn btn-secondary" onClick={() => void copy()}>
-          Copy the code
+          {t('share.copy')}
         </button>
         <span role="status" className="muted">
-          {copied ? 'Copied.' : ''}
+          {copied ? t('share.copied') : ''}
         </span>
       </div>
       <p className="muted">
-        A runner’s own page: add <code>?view=runner&amp;bib=</code> and the bib number.{' '}
+        <Trans i18nKey="share.runner" components={[<code key="code" />]} />{' '}
         <a href={paths.embedRace(raceId, view)} target="_blank" rel="noopener">
-          Preview
+          {t('share.preview')}
         </a>{' '}
-        · <a href={paths.raceText(raceId)}>Text-only view</a> (for a weak signal)
+        · <a href={paths.raceText(raceId)}>{t('share.textView')}</a> {t('share.weakSignal')}
       </p>
     </details>
   );

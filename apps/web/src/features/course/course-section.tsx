@@ -4,6 +4,7 @@ import { formatKm, formatMetres } from '../../lib/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { courseApi } from './api';
 import { failureMessage, FormError } from '../../components/form-error';
+import { useI18n } from '../../i18n';
 
 /** The course: a map link with length and climb; the owner uploads a GPX file or deletes the course. */
 export function CourseSection({
@@ -20,6 +21,7 @@ export function CourseSection({
   const fileRef = useRef<HTMLInputElement>(null);
   const id = useId();
   const [error, setError] = useState<string | null>(null);
+  const { t } = useI18n();
 
   async function upload() {
     setError(null);
@@ -48,67 +50,67 @@ export function CourseSection({
 
   return (
     <section className="card course-card" aria-labelledby={`${id}-title`} data-testid="course-section">
-      <h2 id={`${id}-title`}>Course</h2>
+      <h2 id={`${id}-title`}>{t('course.title')}</h2>
       {course ? (
         <>
           {course.Name && <p className="course-name">{course.Name}</p>}
           <dl className="stats">
             <div>
-              <dt>Length</dt>
+              <dt>{t('course.length')}</dt>
               <dd data-testid="course-length">{formatKm(course.LengthM)}</dd>
             </div>
             <div>
-              <dt>Climb</dt>
+              <dt>{t('course.climb')}</dt>
               <dd data-testid="course-climb">{formatMetres(course.ClimbM)}</dd>
             </div>
             {course.Waypoints?.length > 0 && (
               <div>
-                <dt>Checkpoints</dt>
+                <dt>{t('course.checkpoints')}</dt>
                 <dd>{course.Waypoints.length}</dd>
               </div>
             )}
           </dl>
           <p className="course-links">
             <a href={course.MapUrl} target="_blank" rel="noopener noreferrer" className="btn btn-secondary">
-              View course map<span className="visually-hidden"> (opens in a new tab)</span>
+              {t('course.viewMap')}
+              <span className="visually-hidden">{t('course.newTab')}</span>
             </a>
             {course.GpxUrl && (
               <a href={course.GpxUrl} className="link-muted" download>
-                Download GPX
+                {t('course.downloadGpx')}
               </a>
             )}
           </p>
           {canManage && (
             <div className="card-actions">
               <button type="button" className="btn btn-danger btn-small" onClick={() => void remove()}>
-                Delete course
+                {t('course.delete')}
               </button>
             </div>
           )}
         </>
       ) : (
         <p className="muted">
-          No course has been uploaded yet.
-          {canManage &&
-            ' Choose the GPX file of the course and upload it: its length and climb are worked out for you.'}
+          {t('course.none')}
+          {canManage && ` ${t('course.chooseFile')}`}
         </p>
       )}
       {canManage && (
         // With a course in place the same form replaces it (a corrected GPX), without deleting it first.
         <form
           className="upload-form"
-          aria-label={course ? 'Replace the course' : 'Upload the course'}
+          aria-label={course ? t('course.replaceLabel') : t('course.uploadLabel')}
           onSubmit={(e) => {
             e.preventDefault();
             void upload();
           }}
         >
           <div className="field">
-            <label htmlFor={`${id}-file`}>{course ? 'GPX file of a corrected course' : 'GPX file'}</label>
+            <label htmlFor={`${id}-file`}>{course ? t('course.correctedFile') : t('course.gpxFile')}</label>
             <input id={`${id}-file`} ref={fileRef} type="file" name="file" accept=".gpx" />
           </div>
           <button type="submit" className={course ? 'btn' : 'btn btn-primary'}>
-            {course ? 'Replace course' : 'Upload course'}
+            {course ? t('course.replace') : t('course.upload')}
           </button>
         </form>
       )}
