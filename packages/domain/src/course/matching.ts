@@ -13,6 +13,8 @@
  *    by the fixes after it instead of pinning the runner to the wrong leg.
  * 4. A newest pass far beyond what the runner's own speed allows is held back (`pendingJump`) until a later fix
  *    continues from it; a single wild fix never moves anyone far ahead.
+ * 5. A decided fix's place is its expected place on the decoded passes weighed with the runner's motion (`smoothed`:
+ *    between the previous progress and the next fix, or carried on at the moving speed), where the two agree.
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
@@ -37,6 +39,14 @@ const MOVING_MIN_MPS = 0.4;
 /** The moving speed is known from this many moving steps, and looks at most this many back. */
 const MOVING_MIN_STEPS = 2;
 const MOVING_MAX_STEPS = 6;
+/** Smoothing a fix's place with the runner's motion (`smoothed`): GPS along the course, the motion's spread. */
+const FIX_ALONG_SIGMA_M = 12;
+const SMOOTH_SIGMA_M = 10;
+const SMOOTH_INTERPOLATED_FRACTION = 0.03;
+const SMOOTH_PREDICTED_FRACTION = 0.06;
+const SMOOTH_GATE = 2.5;
+/** ...from a progress point at most this old (seconds). */
+const SMOOTH_MAX_S = 330;
 /** Fixes decoded together (the newest and the ones before it): 15 minutes of 2.5-minute pings. */
 const WINDOW_FIXES = 6;
 /** Passes weighed per fix: the closest few, none more than this farther from the fix than the closest. */
@@ -181,7 +191,7 @@ function applyFix(
   const reachSpeed = Math.max(recentSpeed(s, start) ?? DEFAULT_SPEED_MPS, cruiseSpeed(s, start));
   const reach = from.distanceM + (reachSpeed * (fix.t - from.t)) / 1000;
   if (atLine || (nearFinish && (from.distanceM >= FINISH_MIN_FRACTION * L || reach >= L))) {
-    commitWindow(s, w, n - 2, L);
+    commitWindow(s, w, n - 2, course);
     const near = pass ?? candidates.reduce((a, b) => (b.alongM > a.alongM ? b : a));
     const timed = atLine || near.alongM >= FINISH_MIN_FRACTION * L;
     const finishMs = timed ? finishTime(course, from, fix.t, near, s, start) : fix.t;
@@ -195,7 +205,7 @@ function applyFix(
   // An ambiguous newest fix (two places about as plausible, e.g. still at the top of the switchbacks or already on
   // the way down) waits for the next fix to decide it, at most MAX_DEFERRED fixes; the older ones are decided now.
   const ambiguous = pass === null || w.margin < AMBIGUOUS_MARGIN;
-  commitWindow(s, w, ambiguous ? n - 1 - MAX_DEFERRED : n - 1, L);
+  commitWindow(s, w, ambiguous ? n - 1 - MAX_DEFERRED : n - 1, course);
   const last = lastProgress(s, start);
   if (pass === null) {
     // Held back until a later fix continues from it (or shows it was a GPS outlier).
@@ -217,6 +227,9 @@ interface DecodedWindow {
   distances: number[];
   means: number[];
   margin: number;
+  /** The moving speed the decoding assumed, and whether it is the runner's own. */
+  speedMps: number;
+  speedKnown: boolean;
 }
 
 /** The progress on the decoded sequence before window fix k (the anchor, or the last progress if further on). */
@@ -239,18 +252,52 @@ function pathBefore(
  * Decides every window fix up to index `upTo` not decided yet: a fix the sequence believes becomes a progress point
  * (never below the previous one), an outlier none. Progress already shown is never rewritten.
  */
-function commitWindow(s: RunnerState, w: DecodedWindow, upTo: number, lengthM: number): void {
+function commitWindow(s: RunnerState, w: DecodedWindow, upTo: number, course: PreparedCourse): void {
   const mw = s.matchWindow!;
   for (let k = 0; k <= upTo; k++) {
     const t = w.fixes[k].t;
     if (t <= mw.decidedT) continue;
     mw.decidedT = t;
     if (w.passes[k] === null) continue;
-    const last = s.progress.length > 0 ? s.progress[s.progress.length - 1].distanceM : 0;
-    const d = Math.min(Math.max(w.means[k], last), lengthM);
+    const prev = s.progress.length > 0 ? s.progress[s.progress.length - 1] : null;
+    const last = prev?.distanceM ?? 0;
+    // To the centimetre: a smoothed place that agrees with the fix (a steady pace) is exactly the fix's.
+    const d = Math.min(Math.max(Math.round(smoothed(w, k, prev) * 100) / 100, last), course.lengthM);
     s.progress.push({ t, distanceM: d });
     s.distanceM = Math.max(s.distanceM, d);
   }
+}
+
+/**
+ * The place of window fix k, the fix's own (its expected place on the decoded passes) weighed with where the
+ * runner's motion puts it: between the previous progress and the next placed fix when there is one (a fix decided
+ * late), else the previous progress carried on at the moving speed. A fix is σ ≈ 10 m along a straight road but
+ * up to |dx| + |dy| at a corner; the motion, over a few minutes at a steady pace, is about as precise. Only where the
+ * two agree within SMOOTH_GATE σ (a stop or a change of pace leaves the fix alone).
+ */
+function smoothed(w: DecodedWindow, k: number, prev: ProgressPoint | null): number {
+  const own = w.means[k];
+  if (prev === null) return own;
+  const t = w.fixes[k].t;
+  const dt = (t - prev.t) / 1000;
+  if (dt <= 0 || dt > SMOOTH_MAX_S) return own;
+  let predicted: number;
+  let sigma: number;
+  const next = k + 1 < w.fixes.length && w.passes[k + 1] !== null ? k + 1 : -1;
+  if (next >= 0 && (w.fixes[next].t - prev.t) / 1000 <= 2 * SMOOTH_MAX_S) {
+    const span = (w.fixes[next].t - prev.t) / 1000;
+    const dd = w.distances[next] - prev.distanceM;
+    predicted = prev.distanceM + (dd * dt) / span;
+    sigma = SMOOTH_SIGMA_M + SMOOTH_INTERPOLATED_FRACTION * Math.abs(dd);
+  } else if (w.speedKnown) {
+    predicted = prev.distanceM + w.speedMps * dt;
+    sigma = SMOOTH_SIGMA_M + SMOOTH_PREDICTED_FRACTION * w.speedMps * dt;
+  } else {
+    return own;
+  }
+  if (Math.abs(own - predicted) > SMOOTH_GATE * sigma) return own;
+  const g = (FIX_ALONG_SIGMA_M * FIX_ALONG_SIGMA_M) / (FIX_ALONG_SIGMA_M * FIX_ALONG_SIGMA_M + sigma * sigma);
+  return own + g * (predicted - own);
 }
 
 /**
@@ -278,10 +325,12 @@ function decideWindow(
   // A cruise speed of 0: no stretch of a minute yet, the runner's speed is not known.
   const cruise = cruiseSpeed(s, startMs);
   const moving = movingSpeed(s, startMs);
+  const speedMps = moving ?? DEFAULT_SPEED_MPS;
+  const speedKnown = moving !== null;
   const decoded = decodeWindow(fixes, {
     anchor,
-    speedMps: moving ?? DEFAULT_SPEED_MPS,
-    speedKnown: moving !== null,
+    speedMps,
+    speedKnown,
     cruiseMps: cruise > 0 ? cruise : null,
     maxSpeedMps: o.maxSpeedMps,
   });
@@ -292,7 +341,7 @@ function decideWindow(
     placed: decoded.passes.map((c) => c !== null),
     decidedT: w?.decidedT ?? -Infinity,
   };
-  return { anchor, fixes, ...decoded };
+  return { anchor, fixes, ...decoded, speedMps, speedKnown };
 }
 
 /**
