@@ -76,6 +76,11 @@ export function registerDeviceRoute(app: FastifyInstance, route: DeviceRoute, se
     method: route.methods,
     url: route.url,
     schema: { tags: ['ingest'], summary: route.summary },
+    // Every tracker pings every few seconds: a production server at LOG_LEVEL=info would write two request lines per
+    // ping. Warnings (skipped messages) and errors are still logged; successes and refusals are not.
+    logLevel: 'warn',
+    // The answers are empty or a few bytes: no compression hooks on the hot path.
+    compress: false,
     handler: deviceHandler(route, service, app.config),
   });
 }

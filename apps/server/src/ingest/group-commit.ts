@@ -23,6 +23,8 @@ export interface GroupCommitOptions<I, O> {
    */
   key?: (item: I) => string;
   quarantineMs?: number;
+  /** While a batch is being written, fewer items than this wait for it (see MIN_BATCH_WHILE_BUSY). */
+  minBatchWhileBusy?: number;
 }
 
 /** Below this a batch is not split: every statement costs a round trip, a plan execution and a commit. */
@@ -51,11 +53,13 @@ export class GroupCommitter<I, O> {
   /** Keys of items that failed alone → until when their items are written apart. */
   private readonly quarantined = new Map<string, number>();
   private readonly quarantineMs: number;
+  private readonly minWhileBusy: number;
 
   constructor(private readonly opts: GroupCommitOptions<I, O>) {
     this.maxBatch = opts.maxBatch ?? 500;
     this.concurrency = opts.concurrency ?? 1;
     this.quarantineMs = opts.quarantineMs ?? 60_000;
+    this.minWhileBusy = opts.minBatchWhileBusy ?? MIN_BATCH_WHILE_BUSY;
   }
 
   submit(item: I): Promise<O> {
@@ -78,7 +82,7 @@ export class GroupCommitter<I, O> {
   private kick() {
     if (this.scheduled || this.inFlight >= this.concurrency || !this.queue.length) return;
     // Busy: a few items join the next batch, started when one in flight finishes (its `finally` kicks again).
-    if (this.inFlight > 0 && this.queue.length < MIN_BATCH_WHILE_BUSY) return;
+    if (this.inFlight > 0 && this.queue.length < this.minWhileBusy) return;
     this.scheduled = true;
     // Let the current tick's arrivals join the batch.
     setImmediate(() => {
@@ -91,7 +95,7 @@ export class GroupCommitter<I, O> {
     while (
       this.inFlight < this.concurrency &&
       this.queue.length &&
-      (this.inFlight === 0 || this.queue.length >= MIN_BATCH_WHILE_BUSY)
+      (this.inFlight === 0 || this.queue.length >= this.minWhileBusy)
     ) {
       // Spread what is waiting over the free connections: several smaller batches finish sooner than one big one.
       const free = this.concurrency - this.inFlight;

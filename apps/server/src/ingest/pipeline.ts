@@ -55,6 +55,8 @@ export interface PipelineOptions {
   /** PostgreSQL pool: batches run as a prepared statement on it. */
   pool?: pg.Pool;
   maxBatch?: number;
+  /** While a batch is being written, fewer fixes than this wait for it (group-commit.ts). */
+  minBatchWhileBusy?: number;
   /**
    * Told of every device alert stored (not of duplicates), after it is stored and before `recordAlert` returns: race
    * HQ raises its SOS and HELP alerts here, within the device's request. A failure is logged, never the sender's.
@@ -82,6 +84,7 @@ export class IngestPipeline {
       write: (items) => this.write(items),
       concurrency: opts.concurrency,
       maxBatch: opts.maxBatch ?? 500,
+      minBatchWhileBusy: opts.minBatchWhileBusy,
       onBatchError: (err, size) =>
         opts.log.warn({ err, size }, 'ingest batch failed; writing it in halves to isolate the bad fix'),
       // A device whose fix the database refused is written apart from the others for a minute.
