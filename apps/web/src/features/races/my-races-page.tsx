@@ -10,10 +10,13 @@ import { checkedRaceBody } from './race-body';
 import { directorFlags, RaceCard } from './race-card';
 import { emptyRaceFields, RaceFields, type RaceFieldValues } from './race-fields';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import { Trans } from 'react-i18next';
+import { useI18n } from '../../i18n';
 
 /** /my-races: the signed-in director's races and the race creation form. */
 export function MyRacesPage() {
-  useDocumentTitle('My Races');
+  const { t } = useI18n();
+  useDocumentTitle(t('nav.myRaces'));
   const races = useResource(() => directorRacesApi.list(), []);
   const [adding, setAdding] = useState(false);
   const [values, setValues] = useState<RaceFieldValues>(emptyRaceFields);
@@ -39,7 +42,7 @@ export function MyRacesPage() {
   return (
     <>
       <PageHeader
-        title="My Races"
+        title={t('nav.myRaces')}
         actions={
           <button
             type="button"
@@ -52,46 +55,49 @@ export function MyRacesPage() {
               setAdding((a) => !a);
             }}
           >
-            {adding ? 'Cancel' : 'Add Race +'}
+            {adding ? t('common.cancel') : t('myRaces.add')}
           </button>
         }
       >
-        Races you direct. New races are visible to the public once an administrator approves them.
+        {t('myRaces.lead')}
       </PageHeader>
       {created && !adding && (
         <p className="notice success-note" role="status" data-testid="race-created">
-          {created.name} was created and is waiting for an administrator's approval.{' '}
-          <Link to={paths.unapprovedRace(created.id)}>Open it</Link> to upload the course and add runners.
+          <Trans
+            i18nKey="myRaces.created"
+            values={{ name: created.name }}
+            components={[<Link key="open" to={paths.unapprovedRace(created.id)} />]}
+          />
         </p>
       )}
       {adding && (
         <form
           id="create-race"
           className="card form-card"
-          aria-label="New race"
+          aria-label={t('myRaces.new')}
           onSubmit={(e) => {
             e.preventDefault();
             create().catch((err: unknown) => setError(failureMessage(err)));
           }}
         >
-          <h2>New race</h2>
+          <h2>{t('myRaces.new')}</h2>
           <RaceFields values={values} onChange={setValues} />
           <FormError message={error} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary">
-              Create Race
+              {t('myRaces.create')}
             </button>
           </div>
         </form>
       )}
       {races.data === undefined ? (
         races.error ? (
-          <EmptyState title="Your races could not be loaded." />
+          <EmptyState title={t('myRaces.loadFailed')} />
         ) : (
           <PageSpinner />
         )
       ) : races.data.length === 0 ? (
-        <EmptyState title="You have no races yet.">Use 'Add Race +' to create your first race.</EmptyState>
+        <EmptyState title={t('myRaces.none')}>{t('myRaces.noneLead')}</EmptyState>
       ) : (
         <div className="card-grid">
           {byRelevance(races.data).map((race) => (

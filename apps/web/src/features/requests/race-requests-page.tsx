@@ -4,6 +4,7 @@ import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state
 import { failureMessage, FormError } from '../../components/form-error';
 import { formatDateTime, formatKm, formatMetres } from '../../lib/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
+import { useI18n } from '../../i18n';
 import { useResource } from '../../lib/use-resource';
 import { requestsApi } from './api';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -20,7 +21,8 @@ async function loadPending(): Promise<Pending[]> {
 
 /** /race-requests (admin): races waiting for approval. */
 export function RaceRequestsPage() {
-  useDocumentTitle('Race Requests');
+  const { t } = useI18n();
+  useDocumentTitle(t('nav.raceRequests'));
   const pending = useResource(loadPending, []);
   const [failed, setFailed] = useState<{ raceId: number; message: string } | null>(null);
 
@@ -35,17 +37,15 @@ export function RaceRequestsPage() {
 
   return (
     <>
-      <PageHeader title="Race Requests">
-        Races waiting for approval. An approved race becomes public.
-      </PageHeader>
+      <PageHeader title={t('nav.raceRequests')}>{t('requests.lead')}</PageHeader>
       {pending.data === undefined ? (
         pending.error ? (
-          <EmptyState title="Requests could not be loaded." />
+          <EmptyState title={t('requests.loadFailed')} />
         ) : (
           <PageSpinner />
         )
       ) : pending.data.length === 0 ? (
-        <EmptyState title="No pending requests.">New race requests from directors appear here.</EmptyState>
+        <EmptyState title={t('requests.none')}>{t('requests.noneLead')}</EmptyState>
       ) : (
         <div className="card-grid">
           {pending.data.map((race) => (
@@ -54,37 +54,40 @@ export function RaceRequestsPage() {
               {race.Description ? (
                 <ExpandableDescription text={race.Description} id={`request-desc-${race.RaceId}`} />
               ) : (
-                <p className="race-card-desc">No description.</p>
+                <p className="race-card-desc">{t('requests.noDescription')}</p>
               )}
               <dl className="facts">
                 <div>
-                  <dt>Location</dt>
+                  <dt>{t('races.location')}</dt>
                   <dd>{race.Location || '-'}</dd>
                 </div>
                 <div>
-                  <dt>StartTime</dt>
+                  <dt>{t('races.startTime')}</dt>
                   <dd>{formatDateTime(race.StartTime)}</dd>
                 </div>
                 {race.RunnerCount !== undefined && (
                   <div>
-                    <dt>Runners</dt>
+                    <dt>{t('requests.runners')}</dt>
                     <dd data-testid="request-runners">{race.RunnerCount}</dd>
                   </div>
                 )}
                 {race.Course !== undefined && (
                   <div>
-                    <dt>Course</dt>
+                    <dt>{t('course.title')}</dt>
                     <dd data-testid="request-course">
                       {race.Course
-                        ? `${formatKm(race.Course.LengthM)}, ${formatMetres(race.Course.ClimbM)} climb`
-                        : 'Not uploaded yet'}
+                        ? t('requests.courseFacts', {
+                            length: formatKm(race.Course.LengthM),
+                            climb: formatMetres(race.Course.ClimbM),
+                          })
+                        : t('requests.noCourse')}
                     </dd>
                   </div>
                 )}
               </dl>
               <div className="card-actions">
                 <button type="button" className="btn btn-primary" onClick={() => void approve(race)}>
-                  Approve
+                  {t('requests.approve')}
                 </button>
                 {race.Course && (
                   <a
@@ -93,8 +96,8 @@ export function RaceRequestsPage() {
                     rel="noopener noreferrer"
                     className="link-muted"
                   >
-                    View course map
-                    <span className="visually-hidden"> of {race.Name} (opens in a new tab)</span>
+                    {t('course.viewMap')}
+                    <span className="visually-hidden">{t('requests.mapOf', { name: race.Name })}</span>
                   </a>
                 )}
               </div>
