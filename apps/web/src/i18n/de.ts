@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Die Texte auf Deutsch (dieselben Schlüssel wie en.ts). */
 const de: Catalogue = {
   common: {
+    save: 'Speichern',
+    delete: 'Löschen',
     loading: 'Wird geladen…',
     cancel: 'Abbrechen',
     copyLink: 'Link kopieren',
@@ -205,6 +207,23 @@ const de: Catalogue = {
     noCourse: 'Noch nicht hochgeladen',
     approve: 'Genehmigen',
     mapOf: ' von {{name}} (öffnet in einem neuen Tab)',
+  },
+  raceHero: {
+    localTime: 'Ortszeit',
+    edit: 'Rennen bearbeiten',
+    timeZone: 'Zeiten werden in deiner Zeitzone angezeigt ({{zone}}).',
+    controls: 'Steuerung der Rennleitung',
+    editButton: 'Bearbeiten',
+    start: 'Rennen starten',
+    end: 'Rennen beenden',
+  },
+  raceFields: {
+    name: 'Name',
+    description: 'Beschreibung',
+    privacy: 'Privatsphäre der Teilnehmenden',
+    delay: 'Öffentliche Verzögerung (Minuten)',
+    retention: 'Positionen löschen nach (Tagen, leer: behalten)',
+    trailsPublic: 'Tracks öffentlich',
   },
   course: {
     title: 'Strecke',

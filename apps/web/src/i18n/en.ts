@@ -5,6 +5,8 @@
  */
 const en = {
   common: {
+    save: 'Save',
+    delete: 'Delete',
     loading: 'Loading…',
     cancel: 'Cancel',
     copyLink: 'Copy link',
@@ -205,6 +207,23 @@ const en = {
     noCourse: 'Not uploaded yet',
     approve: 'Approve',
     mapOf: ' of {{name}} (opens in a new tab)',
+  },
+  raceHero: {
+    localTime: 'local time',
+    edit: 'Edit race',
+    timeZone: 'Times are shown in your time zone ({{zone}}).',
+    controls: 'Race director controls',
+    editButton: 'Edit',
+    start: 'Start Race',
+    end: 'End Race',
+  },
+  raceFields: {
+    name: 'Name',
+    description: 'Description',
+    privacy: 'Privacy of runners',
+    delay: 'Public delay (minutes)',
+    retention: 'Delete positions after (days, empty: keep)',
+    trailsPublic: 'Trails public',
   },
   course: {
     title: 'Course',

@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Los textos en español (las mismas claves que en.ts). */
 const es: Catalogue = {
   common: {
+    save: 'Guardar',
+    delete: 'Eliminar',
     loading: 'Cargando…',
     cancel: 'Cancelar',
     copyLink: 'Copiar enlace',
@@ -205,6 +207,23 @@ const es: Catalogue = {
     noCourse: 'Todavía no se ha subido',
     approve: 'Aprobar',
     mapOf: ' de {{name}} (se abre en una pestaña nueva)',
+  },
+  raceHero: {
+    localTime: 'hora local',
+    edit: 'Editar carrera',
+    timeZone: 'Las horas se muestran en tu zona horaria ({{zone}}).',
+    controls: 'Controles del director de carrera',
+    editButton: 'Editar',
+    start: 'Iniciar carrera',
+    end: 'Terminar carrera',
+  },
+  raceFields: {
+    name: 'Nombre',
+    description: 'Descripción',
+    privacy: 'Privacidad de los corredores',
+    delay: 'Retraso público (minutos)',
+    retention: 'Borrar las posiciones después de (días, vacío: conservar)',
+    trailsPublic: 'Recorridos públicos',
   },
   course: {
     title: 'Recorrido',

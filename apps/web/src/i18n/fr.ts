@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Les textes en français (mêmes clés que en.ts). */
 const fr: Catalogue = {
   common: {
+    save: 'Enregistrer',
+    delete: 'Supprimer',
     loading: 'Chargement…',
     cancel: 'Annuler',
     copyLink: 'Copier le lien',
@@ -205,6 +207,23 @@ const fr: Catalogue = {
     noCourse: 'Pas encore chargé',
     approve: 'Approuver',
     mapOf: ' de {{name}} (s’ouvre dans un nouvel onglet)',
+  },
+  raceHero: {
+    localTime: 'heure locale',
+    edit: 'Modifier la course',
+    timeZone: 'Les heures sont affichées dans votre fuseau horaire ({{zone}}).',
+    controls: "Commandes de l'organisateur",
+    editButton: 'Modifier',
+    start: 'Démarrer la course',
+    end: 'Terminer la course',
+  },
+  raceFields: {
+    name: 'Nom',
+    description: 'Description',
+    privacy: 'Confidentialité des coureurs',
+    delay: 'Délai public (minutes)',
+    retention: 'Supprimer les positions après (jours, vide : conserver)',
+    trailsPublic: 'Traces publiques',
   },
   course: {
     title: 'Parcours',

@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** I testi in italiano (le stesse chiavi di en.ts). */
 const it: Catalogue = {
   common: {
+    save: 'Salva',
+    delete: 'Elimina',
     loading: 'Caricamento…',
     cancel: 'Annulla',
     copyLink: 'Copia link',
@@ -205,6 +207,23 @@ const it: Catalogue = {
     noCourse: 'Non ancora caricato',
     approve: 'Approva',
     mapOf: ' di {{name}} (si apre in una nuova scheda)',
+  },
+  raceHero: {
+    localTime: 'ora locale',
+    edit: 'Modifica gara',
+    timeZone: 'Gli orari sono mostrati nel tuo fuso orario ({{zone}}).',
+    controls: 'Comandi del direttore di gara',
+    editButton: 'Modifica',
+    start: 'Avvia gara',
+    end: 'Termina gara',
+  },
+  raceFields: {
+    name: 'Nome',
+    description: 'Descrizione',
+    privacy: 'Privacy dei concorrenti',
+    delay: 'Ritardo pubblico (minuti)',
+    retention: 'Elimina le posizioni dopo (giorni, vuoto: conserva)',
+    trailsPublic: 'Tracce pubbliche',
   },
   course: {
     title: 'Percorso',

@@ -1,5 +1,6 @@
 import { useEffect, useId } from 'react';
 import { loadRaceSchema } from './race-body';
+import { useI18n } from '../../i18n';
 
 export interface RaceFieldValues {
   Name: string;
@@ -27,6 +28,7 @@ export function RaceFields({
   onChange(values: RaceFieldValues): void;
 }) {
   const id = useId();
+  const { t } = useI18n();
   // Fetch the schema the form is checked with while the director types, so Save does not wait for it.
   useEffect(() => void loadRaceSchema().catch(() => undefined), []);
   const set = (key: Exclude<keyof RaceFieldValues, 'TrailsPublic'>) => (e: { target: { value: string } }) =>
@@ -35,7 +37,7 @@ export function RaceFields({
     <div className="form-grid">
       <div className="field">
         <label htmlFor={`${id}-name`}>
-          Name{' '}
+          {t('raceFields.name')}{' '}
           <span className="req" aria-hidden="true">
             *
           </span>
@@ -50,7 +52,7 @@ export function RaceFields({
         />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-location`}>Location</label>
+        <label htmlFor={`${id}-location`}>{t('races.location')}</label>
         <input
           id={`${id}-location`}
           name="Location"
@@ -60,7 +62,7 @@ export function RaceFields({
         />
       </div>
       <div className="field">
-        <label htmlFor={`${id}-start`}>StartTime</label>
+        <label htmlFor={`${id}-start`}>{t('races.startTime')}</label>
         <input
           id={`${id}-start`}
           name="StartTime"
@@ -70,7 +72,7 @@ export function RaceFields({
         />
       </div>
       <div className="field field-wide">
-        <label htmlFor={`${id}-desc`}>Description</label>
+        <label htmlFor={`${id}-desc`}>{t('raceFields.description')}</label>
         <textarea
           id={`${id}-desc`}
           name="Description"
@@ -82,10 +84,10 @@ export function RaceFields({
       </div>
       {values.PublicDelayMin !== undefined && (
         <fieldset className="field field-wide">
-          <legend>Privacy of runners</legend>
+          <legend>{t('raceFields.privacy')}</legend>
           <div className="form-grid">
             <div className="field">
-              <label htmlFor={`${id}-delay`}>Public delay (minutes)</label>
+              <label htmlFor={`${id}-delay`}>{t('raceFields.delay')}</label>
               <input
                 id={`${id}-delay`}
                 name="PublicDelayMin"
@@ -98,7 +100,7 @@ export function RaceFields({
               />
             </div>
             <div className="field">
-              <label htmlFor={`${id}-retention`}>Delete positions after (days, empty: keep)</label>
+              <label htmlFor={`${id}-retention`}>{t('raceFields.retention')}</label>
               <input
                 id={`${id}-retention`}
                 name="RetentionDays"
@@ -118,7 +120,7 @@ export function RaceFields({
                   checked={values.TrailsPublic ?? true}
                   onChange={(e) => onChange({ ...values, TrailsPublic: e.target.checked })}
                 />{' '}
-                Trails public
+                {t('raceFields.trailsPublic')}
               </span>
             </label>
           </div>

@@ -9,6 +9,7 @@ import { directorRacesApi } from './api';
 import { checkedRaceBody } from './race-body';
 import { RaceFields, type RaceFieldValues } from './race-fields';
 import { StagePill } from './race-status';
+import { t, useI18n } from '../../i18n';
 
 /** What the live stream has seen of the race since the page loaded (Start or End Race pressed meanwhile). */
 export interface LiveProgress {
@@ -17,7 +18,8 @@ export interface LiveProgress {
 }
 
 /** The viewer's IANA time zone (e.g. Europe/Zurich), the one every displayed time is in. */
-const viewerTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+const viewerTimeZone = (): string =>
+  Intl.DateTimeFormat().resolvedOptions().timeZone || t('raceHero.localTime');
 
 const fieldsOf = (race: Race): RaceFieldValues => ({
   Name: race.Name,
@@ -51,6 +53,7 @@ export function RaceHero({
   onChanged(): Promise<void>;
 }) {
   const navigate = useNavigate();
+  useI18n();
   const [editing, setEditing] = useState<RaceFieldValues | null>(null);
   // Why the last race action did nothing (the server's message): shown in the race card.
   const [error, setError] = useState<string | null>(null);
@@ -95,22 +98,22 @@ export function RaceHero({
   }
 
   return (
-    <section className="card race-hero" aria-label="Race">
+    <section className="card race-hero" aria-label={t('races.race')}>
       {editing ? (
         <form
-          aria-label="Edit race"
+          aria-label={t('raceHero.edit')}
           onSubmit={(e) => {
             e.preventDefault();
             save().catch((err: unknown) => setError(failureMessage(err)));
           }}
         >
           <h1 className="visually-hidden">{race.Name}</h1>
-          <h2 className="edit-title">Edit race</h2>
+          <h2 className="edit-title">{t('raceHero.edit')}</h2>
           <RaceFields values={editing} onChange={setEditing} />
           <FormError message={error} />
           <div className="form-actions">
             <button type="submit" className="btn btn-primary">
-              Save
+              {t('common.save')}
             </button>
             <button
               type="button"
@@ -120,7 +123,7 @@ export function RaceHero({
                 setEditing(null);
               }}
             >
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </form>
@@ -132,7 +135,7 @@ export function RaceHero({
           </div>
           <dl className="hero-meta">
             <div>
-              <dt>StartTime</dt>
+              <dt>{t('races.startTime')}</dt>
               <dd data-testid="race-start">
                 {race.StartTime ? (
                   <time dateTime={race.StartTime}>{formatDateTime(race.StartTime)}</time>
@@ -142,16 +145,16 @@ export function RaceHero({
               </dd>
             </div>
             <div>
-              <dt>Location</dt>
+              <dt>{t('races.location')}</dt>
               <dd data-testid="race-location">{race.Location || '-'}</dd>
             </div>
             <div>
-              <dt>Runners</dt>
+              <dt>{t('requests.runners')}</dt>
               <dd>{runnerCount}</dd>
             </div>
             {course && (
               <div>
-                <dt>Distance</dt>
+                <dt>{t('board.distance')}</dt>
                 <dd>{formatKm(course.LengthM)}</dd>
               </div>
             )}
@@ -159,7 +162,7 @@ export function RaceHero({
           {race.StartTime && (
             // A shared race link is opened around the world: say which clock the start time is on.
             <p className="muted time-zone-note" data-testid="time-zone-note">
-              Times are shown in your time zone ({viewerTimeZone()}).
+              {t('raceHero.timeZone', { zone: viewerTimeZone() })}
             </p>
           )}
           {race.Description && (
@@ -168,7 +171,7 @@ export function RaceHero({
             </p>
           )}
           {owner && (
-            <div className="toolbar" role="group" aria-label="Race director controls">
+            <div className="toolbar" role="group" aria-label={t('raceHero.controls')}>
               <button
                 type="button"
                 className="btn"
@@ -177,7 +180,7 @@ export function RaceHero({
                   setEditing(fieldsOf(race));
                 }}
               >
-                Edit
+                {t('raceHero.editButton')}
               </button>
               {race.Approved && !race.HasStarted && (
                 <button
@@ -185,7 +188,7 @@ export function RaceHero({
                   className="btn btn-primary"
                   onClick={() => void change(CONFIRM.startRace, () => directorRacesApi.start(race.RaceId))}
                 >
-                  Start Race
+                  {t('raceHero.start')}
                 </button>
               )}
               {race.HasStarted && !race.HasFinished && (
@@ -194,11 +197,11 @@ export function RaceHero({
                   className="btn btn-primary"
                   onClick={() => void change(CONFIRM.endRace, () => directorRacesApi.end(race.RaceId))}
                 >
-                  End Race
+                  {t('raceHero.end')}
                 </button>
               )}
               <button type="button" className="btn btn-danger" onClick={() => void remove()}>
-                Delete
+                {t('common.delete')}
               </button>
             </div>
           )}
