@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { Gender } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
+import { useI18n } from '../../i18n';
 
 export interface RunnerFieldValues {
   FirstName: string;
@@ -37,6 +38,7 @@ export function RunnerForm({
   const [values, setValues] = useState(initial);
   const [error, setError] = useState<string | null>(null);
   const id = useId();
+  const { t } = useI18n();
   const set = (key: Exclude<keyof RunnerFieldValues, 'HidePosition'>) => (e: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: e.target.value }));
   return (
@@ -51,7 +53,7 @@ export function RunnerForm({
     >
       <div className="form-grid runner-grid">
         <div className="field">
-          <label htmlFor={`${id}-first`}>FirstName</label>
+          <label htmlFor={`${id}-first`}>{t('runners.firstName')}</label>
           <input
             id={`${id}-first`}
             name="FirstName"
@@ -62,7 +64,7 @@ export function RunnerForm({
           />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-last`}>LastName</label>
+          <label htmlFor={`${id}-last`}>{t('runners.lastName')}</label>
           <input
             id={`${id}-last`}
             name="LastName"
@@ -73,7 +75,7 @@ export function RunnerForm({
           />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-bib`}>BibNumber</label>
+          <label htmlFor={`${id}-bib`}>{t('runners.bibNumber')}</label>
           <input
             id={`${id}-bib`}
             name="BibNumber"
@@ -83,14 +85,14 @@ export function RunnerForm({
           />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-gender`}>Gender</label>
+          <label htmlFor={`${id}-gender`}>{t('board.gender')}</label>
           <select id={`${id}-gender`} name="Gender" value={values.Gender} onChange={set('Gender')}>
             <option value="M">M</option>
             <option value="F">F</option>
           </select>
         </div>
         <div className="field">
-          <label htmlFor={`${id}-age`}>Age</label>
+          <label htmlFor={`${id}-age`}>{t('runners.age')}</label>
           <input
             id={`${id}-age`}
             name="Age"
@@ -110,7 +112,7 @@ export function RunnerForm({
               checked={values.HidePosition ?? false}
               onChange={(e) => setValues((v) => ({ ...v, HidePosition: e.target.checked }))}
             />{' '}
-            Hide live position
+            {t('runners.hidePosition')}
           </span>
         </label>
       </div>
@@ -120,7 +122,7 @@ export function RunnerForm({
           {submitLabel}
         </button>
         <button type="button" className="btn btn-ghost" onClick={onCancel}>
-          Cancel
+          {t('common.cancel')}
         </button>
       </div>
     </form>

@@ -8,6 +8,7 @@ import { emptyRunner, RunnerForm, type RunnerFieldValues } from './runner-form';
 import { RunnerStatusControl } from './runner-status';
 import { RunnerTrackerButton } from './runner-tracker';
 import { RunnerImport } from './runner-import';
+import { t, useI18n } from '../../i18n';
 
 const toBody = (v: RunnerFieldValues) => ({
   FirstName: v.FirstName.trim(),
@@ -32,7 +33,7 @@ const deviceOf = (r: PublicRunner): number | null =>
 
 /** The held device's name (director responses carry it); the id only if an older server left it out. */
 const deviceLabel = (r: PublicRunner, deviceId: number): string =>
-  (r as Runner).DeviceName || `Device #${deviceId}`;
+  (r as Runner).DeviceName || t('runners.deviceNumber', { id: deviceId });
 
 /**
  * How the runners table hands a race's tracking devices to its runners. The devices feature owns these calls; the
@@ -65,6 +66,7 @@ export function RunnersSection({
 }) {
   const canAssignDevices = deviceActions !== undefined;
   const id = useId();
+  useI18n();
   const [adding, setAdding] = useState(false);
   const [editingId, setEditingId] = useState<number | null>(null);
   const [assignTo, setAssignTo] = useState<PublicRunner | null>(null);
@@ -127,11 +129,11 @@ export function RunnersSection({
     <section className="card runners-card" aria-labelledby={`${id}-title`} data-testid="runners-section">
       <div className="section-head">
         <h2 id={`${id}-title`}>
-          Runners <span className="count">{runners.length}</span>
+          {t('requests.runners')} <span className="count">{runners.length}</span>
         </h2>
         {canManage && !adding && (
           <button type="button" className="btn btn-primary btn-small" onClick={() => setAdding(true)}>
-            Add Runner +
+            {t('runners.add')}
           </button>
         )}
       </div>
@@ -139,17 +141,17 @@ export function RunnersSection({
       {canManage && <RunnerImport raceId={raceId} onImported={onChanged} />}
       {adding && (
         <RunnerForm
-          title="New runner"
+          title={t('runners.new')}
           initial={emptyRunner}
-          submitLabel="Add Runner"
+          submitLabel={t('runners.addSubmit')}
           onSubmit={add}
           onCancel={() => setAdding(false)}
         />
       )}
       {runners.length === 0 ? (
         <p className="muted">
-          No runners registered yet.
-          {canManage && !adding && " Use 'Add Runner +' to register the first one."}
+          {t('runners.none')}
+          {canManage && !adding && ` ${t('runners.noneLead')}`}
         </p>
       ) : (
         <table
@@ -160,14 +162,14 @@ export function RunnersSection({
         >
           <thead>
             <tr>
-              <th scope="col">Bib</th>
-              <th scope="col">Name</th>
-              <th scope="col">Gender</th>
-              <th scope="col">Age</th>
-              {canAssignDevices && <th scope="col">Device</th>}
+              <th scope="col">{t('runners.bib')}</th>
+              <th scope="col">{t('runners.name')}</th>
+              <th scope="col">{t('board.gender')}</th>
+              <th scope="col">{t('runners.age')}</th>
+              {canAssignDevices && <th scope="col">{t('runners.device')}</th>}
               {canManage && (
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('runners.actions')}</span>
                 </th>
               )}
             </tr>
@@ -182,9 +184,9 @@ export function RunnersSection({
                     <tr className="editing-row">
                       <td colSpan={columns}>
                         <RunnerForm
-                          title={`Edit ${fullName}`}
+                          title={t('runners.edit', { name: fullName })}
                           initial={toValues(r)}
-                          submitLabel="Save"
+                          submitLabel={t('common.save')}
                           onSubmit={(v) => save(r, v)}
                           onCancel={() => setEditingId(null)}
                         />
@@ -192,24 +194,24 @@ export function RunnersSection({
                     </tr>
                   ) : (
                     <tr data-testid="runner-row">
-                      <td data-label="Bib" className="bib">
+                      <td data-label={t('runners.bib')} className="bib">
                         {r.BibNumber ?? '-'}
                       </td>
-                      <th scope="row" data-label="Name">
+                      <th scope="row" data-label={t('runners.name')}>
                         {fullName}
                         {(r as Runner).HidePosition && (
                           <>
                             {' '}
                             <span className="pill" data-testid="runner-position-hidden">
-                              Position hidden
+                              {t('runners.positionHidden')}
                             </span>
                           </>
                         )}
                       </th>
-                      <td data-label="Gender">{r.Gender}</td>
-                      <td data-label="Age">{r.Age ?? '-'}</td>
+                      <td data-label={t('board.gender')}>{r.Gender}</td>
+                      <td data-label={t('runners.age')}>{r.Age ?? '-'}</td>
                       {canAssignDevices && (
-                        <td data-label="Device">
+                        <td data-label={t('runners.device')}>
                           {deviceId ? (
                             <span className="device-cell">
                               <span className="pill pill-accent" data-testid="runner-device">
@@ -220,12 +222,12 @@ export function RunnersSection({
                                 className="btn btn-small btn-ghost"
                                 onClick={() => void unassign(deviceId)}
                               >
-                                Unassign
+                                {t('runners.unassign')}
                               </button>
                             </span>
                           ) : (
                             <button type="button" className="btn btn-small" onClick={() => openAssign(r)}>
-                              Assign device
+                              {t('runners.assign')}
                             </button>
                           )}
                           <RunnerTrackerButton
@@ -247,14 +249,14 @@ export function RunnersSection({
                               setEditingId(r.RunnerId);
                             }}
                           >
-                            Edit
+                            {t('raceHero.editButton')}
                           </button>
                           <button
                             type="button"
                             className="btn btn-small btn-danger"
                             onClick={() => void remove(r)}
                           >
-                            Delete
+                            {t('common.delete')}
                           </button>
                         </td>
                       )}
@@ -268,10 +270,10 @@ export function RunnersSection({
       )}
       {assignTo && (
         <SelectDialog
-          title={`Assign a device to ${assignTo.FirstName} ${assignTo.LastName}`}
-          label="Device"
+          title={t('runners.assignTitle', { name: `${assignTo.FirstName} ${assignTo.LastName}` })}
+          label={t('runners.device')}
           options={available?.map((d) => ({ value: String(d.DeviceId), label: d.Name }))}
-          emptyText="No device is available for this race. An administrator assigns devices to races."
+          emptyText={t('runners.noDevice')}
           onConfirm={(v) => void assign(v)}
           onClose={() => setAssignTo(null)}
         />
