@@ -201,6 +201,7 @@ export const api = {
     apiFetch<T>(path, { ...opts, method: 'POST', body }),
   put: <T>(path: string, body?: unknown, opts?: Omit<RequestOptions, 'method' | 'body'>) =>
     apiFetch<T>(path, { ...opts, method: 'PUT', body }),
-  del: <T>(path: string, opts?: Omit<RequestOptions, 'method' | 'body'>) =>
+  /** A body only where the API asks for one (e.g. the push subscription's secret endpoint, kept out of URLs). */
+  del: <T>(path: string, opts?: Omit<RequestOptions, 'method'>) =>
     apiFetch<T>(path, { ...opts, method: 'DELETE' }),
 };

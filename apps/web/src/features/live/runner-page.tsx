@@ -7,6 +7,7 @@ import { useAppConfig } from '../../lib/app-config';
 import { paths } from '../../lib/paths';
 import { ElevationProfile } from './elevation-profile';
 import { useFollowed } from './followed';
+import { NotifyButton } from './notify-button';
 import { racePhase, shownStatus } from './live-clock';
 import {
   formatAgo,
@@ -125,6 +126,7 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
           >
             {isFollowed ? t('runner.following') : t('runner.follow')}
           </button>
+          <NotifyButton raceId={race.RaceId} runnerId={row.RunnerId} followed={followed} follow={toggle} />
           <button type="button" className="btn btn-secondary" onClick={() => void share()}>
             {copied ? t('common.linkCopied') : t('common.copyLink')}
           </button>
