@@ -25,6 +25,12 @@ export interface GroupCommitOptions<I, O> {
   quarantineMs?: number;
   /** While a batch is being written, fewer items than this wait for it (see MIN_BATCH_WHILE_BUSY). */
   minBatchWhileBusy?: number;
+  /**
+   * true (default): what is waiting is spread over the free connections (batches of at least MIN_SPLIT), several
+   * smaller statements finishing sooner than one big one. false: a statement takes all that waits (up to maxBatch),
+   * fewer and bigger statements, for a database whose CPU is the limit (each statement has a fixed cost).
+   */
+  spread?: boolean;
 }
 
 /** Below this a batch is not split: every statement costs a round trip, a plan execution and a commit. */
@@ -97,9 +103,13 @@ export class GroupCommitter<I, O> {
       this.queue.length &&
       (this.inFlight === 0 || this.queue.length >= this.minWhileBusy)
     ) {
-      // Spread what is waiting over the free connections: several smaller batches finish sooner than one big one.
+      // Spread what is waiting over the free connections (several smaller batches finish sooner than one big one), or
+      // all of it in one statement.
       const free = this.concurrency - this.inFlight;
-      const size = Math.min(this.maxBatch, Math.max(MIN_SPLIT, Math.ceil(this.queue.length / free)));
+      const size =
+        this.opts.spread === false
+          ? this.maxBatch
+          : Math.min(this.maxBatch, Math.max(MIN_SPLIT, Math.ceil(this.queue.length / free)));
       const batch = this.queue.splice(0, size);
       this.inFlight++;
       void this.runApart(batch).finally(() => {

@@ -85,6 +85,9 @@ export class IngestPipeline {
       concurrency: opts.concurrency,
       maxBatch: opts.maxBatch ?? 500,
       minBatchWhileBusy: opts.minBatchWhileBusy,
+      // All that waits in one statement: PostgreSQL's CPU, shared with the server, is what limits ingest, and a
+      // statement costs it ~0.7 ms whatever its size (128 waiting fixes: one statement of 128, not two of 64).
+      spread: false,
       onBatchError: (err, size) =>
         opts.log.warn({ err, size }, 'ingest batch failed; writing it in halves to isolate the bad fix'),
       // A device whose fix the database refused is written apart from the others for a minute.
