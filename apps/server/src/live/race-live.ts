@@ -24,6 +24,7 @@ import {
   alertSubjectOf,
   batteryLabel,
   hasBattery,
+  leaderboardRunnerOf,
   manualStatusOf,
   newRunnerLive,
   rowWithoutCourse,
@@ -237,19 +238,14 @@ export class RaceLive {
     } else if (this.course) {
       const input: LeaderboardRunner[] = [];
       for (const r of this.runners.values()) {
-        input.push({
-          RunnerId: r.info.id,
-          BibNumber: r.info.bibNumber,
-          FirstName: r.info.firstName,
-          LastName: r.info.lastName,
-          Gender: r.info.gender === 'F' ? 'F' : 'M',
-          Age: r.info.age,
-          BatteryState: r.batteryState,
-          state: r.state ?? emptyRunnerState(),
-          expectedIntervalMs: r.expectedMs,
-          manualStatus: manualStatusOf(r.info),
-          checkins: r.checkins,
-        });
+        input.push(
+          leaderboardRunnerOf(r, {
+            state: r.state ?? emptyRunnerState(),
+            BatteryState: r.batteryState,
+            manualStatus: manualStatusOf(r.info),
+            checkins: r.checkins,
+          }),
+        );
       }
       rows = withRunnerStaleness(
         buildLeaderboard(input, this.course, this.clock, nowMs, this.checkpoints),

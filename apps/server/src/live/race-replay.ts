@@ -24,6 +24,7 @@ import type { CheckinPassingRow, ReceivedFixRow, StatusChangeRow } from './repla
 import {
   batteryLabel,
   hasBattery,
+  leaderboardRunnerOf,
   newRunnerLive,
   rowWithoutCourse,
   withRunnerStaleness,
@@ -232,19 +233,14 @@ export class RaceReplay {
       }
       const state = got ? got.state : computeRunnerState(course, [], clock, atMs, r.opts);
       states.set(r.info.id, { ...r, state, batteryState: battery });
-      input.push({
-        RunnerId: r.info.id,
-        BibNumber: r.info.bibNumber,
-        FirstName: r.info.firstName,
-        LastName: r.info.lastName,
-        Gender: r.info.gender === 'F' ? 'F' : 'M',
-        Age: r.info.age,
-        BatteryState: battery,
-        state,
-        expectedIntervalMs: r.expectedMs,
-        manualStatus: this.manualStatusAt(r.info.id, atMs),
-        checkins: this.checkinsAt(r.info.id, atMs),
-      });
+      input.push(
+        leaderboardRunnerOf(r, {
+          state,
+          BatteryState: battery,
+          manualStatus: this.manualStatusAt(r.info.id, atMs),
+          checkins: this.checkinsAt(r.info.id, atMs),
+        }),
+      );
     }
     const rows = course
       ? withRunnerStaleness(

@@ -51,6 +51,29 @@ export function manualStatusOf(info: LiveRunnerRow): LeaderboardRunner['manualSt
   return { status: s, distanceM: info.statusDistanceM ?? null };
 }
 
+/**
+ * A runner as the leaderboard reads them, with what holds at the moment asked: their state, battery label, status set
+ * by people and check-ins. The one input of the live race's leaderboard and of the replay's.
+ */
+export function leaderboardRunnerOf(
+  r: RunnerLive,
+  now: Pick<LeaderboardRunner, 'state' | 'BatteryState' | 'manualStatus' | 'checkins'>,
+): LeaderboardRunner {
+  return {
+    RunnerId: r.info.id,
+    BibNumber: r.info.bibNumber,
+    FirstName: r.info.firstName,
+    LastName: r.info.lastName,
+    Gender: r.info.gender === 'F' ? 'F' : 'M',
+    Age: r.info.age,
+    BatteryState: now.BatteryState,
+    state: now.state,
+    expectedIntervalMs: r.expectedMs,
+    manualStatus: now.manualStatus,
+    checkins: now.checkins,
+  };
+}
+
 /** One runner as the alert sweep reads it. */
 export interface RunnerAlertSubject {
   runnerId: number;

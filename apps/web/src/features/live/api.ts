@@ -7,7 +7,8 @@ export const liveApi = {
   courseTrack: (raceId: number, signal?: AbortSignal) =>
     api.get<CourseTrack>(`/open/races/${raceId}/course-track`, { background: true, signal }),
   /** Every runner's splits (GPS passing times, or check-ins). */
-  splits: (raceId: number) => api.get<RunnerSplits[]>(`/open/races/${raceId}/splits`, { background: true }),
-  checkpoints: (raceId: number) =>
-    api.get<Checkpoint[]>(`/open/races/${raceId}/checkpoints`, { background: true }),
+  splits: (raceId: number, signal?: AbortSignal) =>
+    api.get<RunnerSplits[]>(`/open/races/${raceId}/splits`, { background: true, signal }),
+  checkpoints: (raceId: number, signal?: AbortSignal) =>
+    api.get<Checkpoint[]>(`/open/races/${raceId}/checkpoints`, { background: true, signal }),
 };

@@ -26,7 +26,6 @@ import {
   STATUS_LABEL,
 } from './live-format';
 import { t, useI18n } from '../../i18n';
-import { storyApi } from './story-api';
 import type { CourseTrack } from './live-types';
 import { liveApi } from './api';
 import { useLiveRace, useNow } from './use-live-race';
@@ -57,7 +56,7 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
       if (!ctrl.signal.aborted) console.warn(`Could not load the ${what}:`, err);
     };
     liveApi.courseTrack(race.RaceId, ctrl.signal).then(setTrack, warn('course track'));
-    storyApi.checkpoints(race.RaceId, ctrl.signal).then(setCheckpoints, warn('checkpoints'));
+    liveApi.checkpoints(race.RaceId, ctrl.signal).then(setCheckpoints, warn('checkpoints'));
     return () => ctrl.abort();
   }, [race.RaceId]);
 
@@ -69,7 +68,7 @@ export function RunnerPage({ race, bib }: { race: Race; bib: string }) {
   // Splits move when the runner passes a checkpoint: read again with each new fix of theirs.
   useEffect(() => {
     const ctrl = new AbortController();
-    storyApi.splits(race.RaceId, ctrl.signal).then(setSplits, (err: unknown) => {
+    liveApi.splits(race.RaceId, ctrl.signal).then(setSplits, (err: unknown) => {
       if (!ctrl.signal.aborted) console.warn('Could not load the splits:', err);
     });
     return () => ctrl.abort();

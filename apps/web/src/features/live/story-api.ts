@@ -1,8 +1,10 @@
 import type { FlowAnswer, ReplayAnswer } from '@racebeacon/domain/course';
-import type { Checkpoint, RunnerSplits } from '@racebeacon/domain/entities';
 import { api } from '../../lib/api-client';
 
-/** Replay and the race-flow chart: background calls (no blocking spinner while the slider moves). */
+/**
+ * Replay and the race-flow chart: background calls (no blocking spinner while the slider moves). Splits and
+ * checkpoints are the live panel's (`liveApi`).
+ */
 export const storyApi = {
   /** The race at `atMs` (null: now or the end) with trails of at most `trail` fixes. */
   replay: (raceId: number, atMs: number | null, trail: number, signal?: AbortSignal) => {
@@ -10,10 +12,6 @@ export const storyApi = {
     if (atMs !== null) q.set('at', new Date(atMs).toISOString());
     return api.get<ReplayAnswer>(`/open/races/${raceId}/replay?${q}`, { background: true, signal });
   },
-  splits: (raceId: number, signal?: AbortSignal) =>
-    api.get<RunnerSplits[]>(`/open/races/${raceId}/splits`, { background: true, signal }),
-  checkpoints: (raceId: number, signal?: AbortSignal) =>
-    api.get<Checkpoint[]>(`/open/races/${raceId}/checkpoints`, { background: true, signal }),
   flow: (raceId: number, signal?: AbortSignal) =>
     api.get<FlowAnswer>(`/open/races/${raceId}/flow`, { background: true, signal }),
 };
