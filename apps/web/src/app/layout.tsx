@@ -4,12 +4,12 @@ import { useAppConfig } from '../lib/app-config';
 import { paths } from '../lib/paths';
 import { SpinnerOverlay, useBusy } from './spinner';
 import { LogoMark } from '../components/logo';
-import { useTranslation } from 'react-i18next';
+import { useI18n } from '../i18n';
 import { LanguageSwitch, UnitsSwitch } from '../i18n/switches';
 
 function Nav() {
   const auth = useAuth();
-  const { t } = useTranslation();
+  const { t } = useI18n();
   const signedIn = auth.status === 'active' && !!auth.account;
   const cls = ({ isActive }: { isActive: boolean }) => (isActive ? 'nav-link active' : 'nav-link');
   return (
@@ -74,7 +74,7 @@ export function Layout() {
   const { productName } = useAppConfig();
   const auth = useAuth();
   const busy = useBusy();
-  const { t } = useTranslation();
+  const { t } = useI18n();
   if (framedByAnotherSite()) {
     return (
       <main className="container main">

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
-import { Trans } from 'react-i18next';
 import { paths } from '../lib/paths';
 import { useI18n } from '../i18n';
+import { RichText } from '../i18n/rich-text';
 
 const VIEWS = [
   { value: 'map', label: 'share.liveMap' },
@@ -81,7 +81,7 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
         </span>
       </div>
       <p className="muted">
-        <Trans i18nKey="share.runner" components={[<code key="code" />]} />{' '}
+        <RichText text={t('share.runner')} tags={[<code key="code" />]} />{' '}
         <a href={paths.embedRace(raceId, view)} target="_blank" rel="noopener">
           {t('share.preview')}
         </a>{' '}

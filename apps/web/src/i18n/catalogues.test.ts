@@ -17,7 +17,7 @@ function flatten(tree: object, prefix = ''): Map<string, string> {
   return out;
 }
 
-/** The {{placeholders}} and <0>…</0> tags (react-i18next's Trans) of a text. */
+/** The {{placeholders}} and <0>…</0> tags (RichText) of a text. */
 const placeholders = (text: string) =>
   [...text.matchAll(/\{\{\s*(\w+)\s*\}\}|<\/?(\d+)>/g)].map((m) => m[1] ?? `<${m[0]}>`).sort();
 

@@ -342,15 +342,6 @@ const de: Catalogue = {
     notifyDismissed: 'Benachrichtigungen wurden nicht erlaubt.',
     notifyUnsupported: 'Dieser Browser kann hier keine Benachrichtigungen empfangen.',
     notifyFailed: 'Benachrichtigungen konnten in diesem Browser nicht eingeschaltet werden.',
-    notify: 'Benachrichtigen',
-    notifying: 'Benachrichtigungen an ✓',
-    notifyTitle:
-      'Benachrichtigt werden, wenn verfolgte Läufer einen Kontrollpunkt passieren, ins Ziel kommen, aufgeben oder eine Stunde lang nichts von sich hören lassen',
-    notifyDenied:
-      'Benachrichtigungen sind für diese Website blockiert. Erlaube sie in den Website-Einstellungen des Browsers und versuche es erneut.',
-    notifyDismissed: 'Benachrichtigungen wurden nicht erlaubt.',
-    notifyUnsupported: 'Dieser Browser kann hier keine Benachrichtigungen empfangen.',
-    notifyFailed: 'Benachrichtigungen konnten in diesem Browser nicht eingeschaltet werden.',
     status: 'Status',
     rank: 'Platz',
     distance: 'Distanz',

@@ -341,15 +341,6 @@ const en = {
     notifyDismissed: 'Notifications were not allowed.',
     notifyUnsupported: 'This browser cannot receive notifications here.',
     notifyFailed: 'Notifications could not be turned on in this browser.',
-    notify: 'Notify me',
-    notifying: 'Notifications on ✓',
-    notifyTitle:
-      'Be told when the runners you follow pass a checkpoint, finish, drop out or are not heard from for an hour',
-    notifyDenied:
-      'Notifications are blocked for this site. Allow them in the browser’s site settings, then try again.',
-    notifyDismissed: 'Notifications were not allowed.',
-    notifyUnsupported: 'This browser cannot receive notifications here.',
-    notifyFailed: 'Notifications could not be turned on in this browser.',
     status: 'Status',
     rank: 'Rank',
     distance: 'Distance',

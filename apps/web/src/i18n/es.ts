@@ -342,15 +342,6 @@ const es: Catalogue = {
     notifyDismissed: 'No se permitieron las notificaciones.',
     notifyUnsupported: 'Este navegador no puede recibir notificaciones aquí.',
     notifyFailed: 'No se pudieron activar las notificaciones en este navegador.',
-    notify: 'Avisarme',
-    notifying: 'Notificaciones activadas ✓',
-    notifyTitle:
-      'Recibir un aviso cuando los corredores que sigues pasen un control, lleguen a meta, abandonen o no se sepa de ellos durante una hora',
-    notifyDenied:
-      'Las notificaciones están bloqueadas para este sitio. Permítelas en la configuración del sitio del navegador y vuelve a intentarlo.',
-    notifyDismissed: 'No se permitieron las notificaciones.',
-    notifyUnsupported: 'Este navegador no puede recibir notificaciones aquí.',
-    notifyFailed: 'No se pudieron activar las notificaciones en este navegador.',
     status: 'Estado',
     rank: 'Puesto',
     distance: 'Distancia',

@@ -342,15 +342,6 @@ const fr: Catalogue = {
     notifyDismissed: 'Les notifications n’ont pas été autorisées.',
     notifyUnsupported: 'Ce navigateur ne peut pas recevoir de notifications ici.',
     notifyFailed: 'Les notifications n’ont pas pu être activées dans ce navigateur.',
-    notify: 'M’avertir',
-    notifying: 'Notifications activées ✓',
-    notifyTitle:
-      'Être averti quand les coureurs suivis passent un point de contrôle, arrivent, abandonnent ou ne donnent pas de nouvelles pendant une heure',
-    notifyDenied:
-      'Les notifications sont bloquées pour ce site. Autorisez-les dans les réglages du site du navigateur, puis réessayez.',
-    notifyDismissed: 'Les notifications n’ont pas été autorisées.',
-    notifyUnsupported: 'Ce navigateur ne peut pas recevoir de notifications ici.',
-    notifyFailed: 'Les notifications n’ont pas pu être activées dans ce navigateur.',
     status: 'Statut',
     rank: 'Rang',
     distance: 'Distance',

@@ -1,5 +1,4 @@
 import i18next from 'i18next';
-import { initReactI18next, useTranslation } from 'react-i18next';
 import { useSyncExternalStore } from 'react';
 import en, { type Catalogue } from './en';
 import {
@@ -29,14 +28,29 @@ const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Catalogu
 };
 
 // Synchronous with the English resources in hand: any module can translate from its first render (and in tests).
-void i18next.use(initReactI18next).init({
+// React escapes what it renders, so i18next does not.
+void i18next.init({
   resources: { en: { translation: en } },
   lng: 'en',
   fallbackLng: 'en',
   interpolation: { escapeValue: false },
   initAsync: false,
-  react: { useSuspense: false },
 });
+
+/**
+ * The React side, kept to a subscription (react-i18next would add 7 KB to the first screen's budget): a component
+ * calling `useI18n` renders again when the language changes.
+ */
+let languageVersion = 0;
+const languageListeners = new Set<() => void>();
+i18next.on('languageChanged', () => {
+  languageVersion += 1;
+  for (const fn of languageListeners) fn();
+});
+function subscribeLanguage(fn: () => void): () => void {
+  languageListeners.add(fn);
+  return () => languageListeners.delete(fn);
+}
 
 export const i18n = i18next;
 
@@ -81,7 +95,7 @@ export function useUnits() {
  * `format.ts` read both).
  */
 export function useI18n() {
-  const { t, i18n: instance } = useTranslation();
+  useSyncExternalStore(subscribeLanguage, () => languageVersion);
   const units = useUnits();
-  return { t, language: instance.language as Language, units };
+  return { t, language: current.language, units };
 }

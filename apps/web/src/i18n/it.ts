@@ -342,15 +342,6 @@ const it: Catalogue = {
     notifyDismissed: 'Le notifiche non sono state consentite.',
     notifyUnsupported: 'Questo browser non può ricevere notifiche qui.',
     notifyFailed: 'Non è stato possibile attivare le notifiche in questo browser.',
-    notify: 'Avvisami',
-    notifying: 'Notifiche attive ✓',
-    notifyTitle:
-      'Ricevi un avviso quando i corridori che segui passano un punto di controllo, arrivano, si ritirano o non danno notizie per un’ora',
-    notifyDenied:
-      'Le notifiche sono bloccate per questo sito. Consentile nelle impostazioni del sito del browser, poi riprova.',
-    notifyDismissed: 'Le notifiche non sono state consentite.',
-    notifyUnsupported: 'Questo browser non può ricevere notifiche qui.',
-    notifyFailed: 'Non è stato possibile attivare le notifiche in questo browser.',
     status: 'Stato',
     rank: 'Posizione',
     distance: 'Distanza',

@@ -1,17 +1,16 @@
-import { useTranslation } from 'react-i18next';
 import { LANGUAGE_NAMES, LANGUAGES, isLanguage, setUnits, type Units } from './settings';
-import { setLanguage, useUnits } from './index';
+import { setLanguage, useI18n } from './index';
 
 /** The language switch (footer, check-in page): the languages by their own names; the choice is kept. */
 export function LanguageSwitch({ className }: { className?: string }) {
-  const { t, i18n } = useTranslation();
+  const { t, language } = useI18n();
   return (
     <label className={className ?? 'locale-switch'}>
       <span>{t('footer.language')}</span>
       <select
         name="language"
         data-testid="language-switch"
-        value={i18n.language}
+        value={language}
         onChange={(e) => {
           if (isLanguage(e.target.value)) void setLanguage(e.target.value);
         }}
@@ -28,8 +27,7 @@ export function LanguageSwitch({ className }: { className?: string }) {
 
 /** The units switch: km with min/km, or miles with min/mi; the choice is kept. */
 export function UnitsSwitch() {
-  const { t } = useTranslation();
-  const units = useUnits();
+  const { t, units } = useI18n();
   return (
     <label className="locale-switch">
       <span>{t('footer.units')}</span>

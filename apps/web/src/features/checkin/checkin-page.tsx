@@ -8,10 +8,10 @@ import { checkinApi } from './api';
 import { loadSavedPage, openEntryStore, savePage } from './idb-store';
 import { CheckinQueue, type QueuedEntry } from './queue';
 import { registerCheckinWorker } from './service-worker';
-import { Trans } from 'react-i18next';
 import { t, useI18n } from '../../i18n';
 import { distanceUnit, formatClockSeconds, formatDistanceNumber } from '../../i18n/format';
 import { LanguageSwitch } from '../../i18n/switches';
+import { RichText } from '../../i18n/rich-text';
 import './checkin.css';
 
 type Runner = PageData['Runners'][number];
@@ -110,10 +110,9 @@ function EntryRow({ entry, runner }: { entry: QueuedEntry; runner: Runner | unde
       <span className="checkin-entry-main">
         <span className="checkin-entry-name">{name || t('checkin.unknownRunner')}</span>
         <span className="checkin-entry-meta">
-          <Trans
-            i18nKey="checkin.kindAt"
-            values={{ kind: kindLabel(entry.Kind), time: timeOf(entry.Time) }}
-            components={[<strong key="kind" />]}
+          <RichText
+            text={t('checkin.kindAt', { kind: kindLabel(entry.Kind), time: timeOf(entry.Time) })}
+            tags={[<strong key="kind" />]}
           />
         </span>
         {entry.state === 'refused' && <span className="checkin-entry-error">{entry.message}</span>}

@@ -10,8 +10,8 @@ import { checkedRaceBody } from './race-body';
 import { directorFlags, RaceCard } from './race-card';
 import { emptyRaceFields, RaceFields, type RaceFieldValues } from './race-fields';
 import { useDocumentTitle } from '../../lib/use-document-title';
-import { Trans } from 'react-i18next';
 import { useI18n } from '../../i18n';
+import { RichText } from '../../i18n/rich-text';
 
 /** /my-races: the signed-in director's races and the race creation form. */
 export function MyRacesPage() {
@@ -63,10 +63,9 @@ export function MyRacesPage() {
       </PageHeader>
       {created && !adding && (
         <p className="notice success-note" role="status" data-testid="race-created">
-          <Trans
-            i18nKey="myRaces.created"
-            values={{ name: created.name }}
-            components={[<Link key="open" to={paths.unapprovedRace(created.id)} />]}
+          <RichText
+            text={t('myRaces.created', { name: created.name })}
+            tags={[<Link key="open" to={paths.unapprovedRace(created.id)} />]}
           />
         </p>
       )}
