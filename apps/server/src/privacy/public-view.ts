@@ -56,6 +56,8 @@ interface PublicState {
   moment: number;
   rows: LeaderboardRow[];
   positions: RunnerPositions[];
+  /** The rows as JSON bytes, made on first read: every reader of this state shares them (and their compression). */
+  json?: Buffer;
 }
 
 /** What the viewers of a private race's stream were sent last. */
@@ -105,7 +107,8 @@ export class PublicView {
     const live = await this.opts.live.state(raceId);
     if (isOpenPrivacy(live.privacy) || PublicView.manages(viewer, live))
       return this.opts.live.leaderboardJson(raceId);
-    return Buffer.from(JSON.stringify((await this.state(raceId, live)).rows));
+    const state = await this.state(raceId, live);
+    return (state.json ??= Buffer.from(JSON.stringify(state.rows)));
   }
 
   async leaderboard(
@@ -146,12 +149,13 @@ export class PublicView {
 
   /**
    * The race's public rows and positions now: the masked live state, or the replay at now − delay. Kept per race for
-   * the live state's version and a 2-second bucket, so a crowd of readers shares one computation.
+   * the live state's version and a 2-second bucket (5 seconds for a delayed race, whose state costs a replay), so a
+   * crowd of readers shares one computation.
    */
   private async state(raceId: number, live: RaceLive, trail = POSITIONS_TRAIL): Promise<PublicState> {
     const now = this.now();
     const p = live.privacy;
-    const key = `${live.generation}:${live.version}:${Math.floor(now / 2000)}`;
+    const key = `${live.generation}:${live.version}:${Math.floor(now / (p.publicDelayMin === 0 ? 2000 : 5000))}`;
     const have = this.states.get(`${raceId}:${trail}`);
     if (have?.key === key) return have;
     let state: PublicState;
