@@ -134,6 +134,12 @@ export function formatDayTime(iso: string | null | undefined, o?: FormatOptions)
     : DASH;
 }
 
+/** "Sat 09:30": a weekday and a time of day (a cutoff); a dash without one. */
+export function formatWeekdayTime(iso: string | null | undefined, o?: FormatOptions): string {
+  const d = validDate(iso);
+  return d ? d.toLocaleString(localeOf(o), { weekday: 'short', hour: '2-digit', minute: '2-digit' }) : DASH;
+}
+
 /** Any date and time in the viewer's locale (the browser's default style). */
 export function formatTimestamp(iso: string, o?: FormatOptions): string {
   return new Date(iso).toLocaleString(localeOf(o));

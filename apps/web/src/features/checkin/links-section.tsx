@@ -4,6 +4,9 @@ import type { Checkpoint } from '@racebeacon/domain/entities';
 import { FormError, failureMessage } from '../../components/form-error';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { checkinLinksApi } from './api';
+import { t, useI18n } from '../../i18n';
+import { distanceUnit, formatDistanceNumber, formatTimestamp } from '../../i18n/format';
+import { RichText } from '../../i18n/rich-text';
 import './checkin.css';
 
 /**
@@ -13,6 +16,7 @@ import './checkin.css';
  */
 export function CheckinLinksSection({ raceId }: { raceId: number }) {
   const id = useId();
+  useI18n();
   const [checkpoints, setCheckpoints] = useState<Checkpoint[] | null>(null);
   const [links, setLinks] = useState<CheckinLink[]>([]);
   const [checkpointId, setCheckpointId] = useState('');
@@ -73,15 +77,10 @@ export function CheckinLinksSection({ raceId }: { raceId: number }) {
 
   return (
     <section className="card checkin-links" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Aid-station check-in links</h2>
-      <p className="muted">
-        Volunteers open a link on a phone (no account) and record runners in, out or DNF — also without
-        network.
-      </p>
+      <h2 id={`${id}-title`}>{t('checkinLinks.title')}</h2>
+      <p className="muted">{t('checkinLinks.lead')}</p>
       {checkpoints && checkpoints.length === 0 ? (
-        <p className="muted">
-          Upload a course first: its start, named waypoints and finish become the checkpoints.
-        </p>
+        <p className="muted">{t('checkinLinks.noCourse')}</p>
       ) : (
         <form
           className="checkin-links-form"
@@ -91,26 +90,26 @@ export function CheckinLinksSection({ raceId }: { raceId: number }) {
           }}
         >
           <label>
-            Checkpoint
+            {t('splits.checkpoint')}
             <select value={checkpointId} onChange={(e) => setCheckpointId(e.target.value)} required>
               {(checkpoints ?? []).map((c) => (
                 <option key={c.CheckpointId} value={c.CheckpointId}>
-                  {c.Name} (km {c.DistanceKm.toFixed(1)})
+                  {c.Name} ({distanceUnit()} {formatDistanceNumber(c.DistanceKm, 1)})
                 </option>
               ))}
             </select>
           </label>
           <label>
-            Label (optional)
+            {t('checkinLinks.label')}
             <input
               value={label}
               maxLength={200}
               onChange={(e) => setLabel(e.target.value)}
-              placeholder="e.g. Table 2"
+              placeholder={t('checkinLinks.labelPlaceholder')}
             />
           </label>
           <button type="submit" className="btn btn-primary" disabled={!checkpointId}>
-            Create link
+            {t('checkinLinks.create')}
           </button>
         </form>
       )}
@@ -118,14 +117,16 @@ export function CheckinLinksSection({ raceId }: { raceId: number }) {
       {created && (
         <div className="checkin-links-created" role="status">
           <p>
-            <strong>Link for {created.CheckpointName}</strong> — shown only now: copy it and send it to the
-            volunteers.
+            <RichText
+              text={t('checkinLinks.created', { name: created.CheckpointName })}
+              tags={[<strong key="name" />]}
+            />
           </p>
           <div className="checkin-links-url">
             <input
               readOnly
               value={fullUrl(created.Url)}
-              aria-label="New check-in link address"
+              aria-label={t('checkinLinks.address')}
               onFocus={(e) => e.target.select()}
             />
             <button
@@ -133,13 +134,13 @@ export function CheckinLinksSection({ raceId }: { raceId: number }) {
               className="btn btn-secondary"
               onClick={() => void copy(fullUrl(created.Url))}
             >
-              {copied ? 'Copied' : 'Copy'}
+              {copied ? t('common.copied') : t('checkinLinks.copy')}
             </button>
           </div>
         </div>
       )}
       {links.length > 0 && (
-        <ul className="checkin-links-list" aria-label="Check-in links">
+        <ul className="checkin-links-list" aria-label={t('checkinLinks.list')}>
           {links.map((l) => (
             <li key={l.LinkId} className={l.RevokedAt ? 'is-revoked' : undefined}>
               <span className="checkin-links-name">
@@ -147,12 +148,12 @@ export function CheckinLinksSection({ raceId }: { raceId: number }) {
                 {l.Label ? ` · ${l.Label}` : ''}
               </span>
               <span className="muted">
-                {l.Entries} {l.Entries === 1 ? 'entry' : 'entries'}
-                {l.RevokedAt ? ` · revoked ${new Date(l.RevokedAt).toLocaleString()}` : ''}
+                {t(l.Entries === 1 ? 'checkinLinks.entry' : 'checkinLinks.entries', { count: l.Entries })}
+                {l.RevokedAt ? ` · ${t('checkinLinks.revoked', { time: formatTimestamp(l.RevokedAt) })}` : ''}
               </span>
               {!l.RevokedAt && (
                 <button type="button" className="btn btn-ghost btn-small" onClick={() => void revoke(l)}>
-                  Revoke
+                  {t('checkinLinks.revoke')}
                 </button>
               )}
             </li>

@@ -2,6 +2,8 @@ import { useEffect, useId, useState } from 'react';
 import type { Checkpoint } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
 import { checkpointsApi } from './api';
+import { t, useI18n } from '../../i18n';
+import { distanceUnit, formatDistanceNumber, formatWeekdayTime } from '../../i18n/format';
 import './checkpoints.css';
 
 /** "2026-06-01T08:30" in the browser's time zone, for a datetime-local input. */
@@ -12,10 +14,7 @@ function toLocalInput(iso: string | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-const cutoffText = (iso: string | null) =>
-  iso
-    ? new Date(iso).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' })
-    : '–';
+const cutoffText = (iso: string | null) => formatWeekdayTime(iso);
 
 /**
  * The race's checkpoints (start, the course's named waypoints, finish) with their distance and cutoff. The race's
@@ -35,6 +34,7 @@ export function CheckpointsSection({
   courseKey: number | null;
 }) {
   const id = useId();
+  useI18n();
   const [list, setList] = useState<Checkpoint[] | null>(null);
   const [editing, setEditing] = useState<number | null>(null);
   const [value, setValue] = useState('');
@@ -74,7 +74,7 @@ export function CheckpointsSection({
     >
       <div className="section-head">
         <h2 id={`${id}-title`}>
-          Checkpoints <span className="count">{list.length}</span>
+          {t('course.checkpoints')} <span className="count">{list.length}</span>
         </h2>
       </div>
       <FormError message={error} />
@@ -84,12 +84,12 @@ export function CheckpointsSection({
       >
         <thead>
           <tr>
-            <th scope="col">Checkpoint</th>
-            <th scope="col">km</th>
-            <th scope="col">Cutoff</th>
+            <th scope="col">{t('splits.checkpoint')}</th>
+            <th scope="col">{distanceUnit()}</th>
+            <th scope="col">{t('checkpoints.cutoff')}</th>
             {canManage && (
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('runners.actions')}</span>
               </th>
             )}
           </tr>
@@ -97,13 +97,13 @@ export function CheckpointsSection({
         <tbody>
           {list.map((cp) => (
             <tr key={cp.CheckpointId} data-testid="checkpoint-row">
-              <th scope="row" data-label="Checkpoint">
+              <th scope="row" data-label={t('splits.checkpoint')}>
                 {cp.Name}
               </th>
-              <td className="num" data-label="km">
-                {cp.DistanceKm.toFixed(1)}
+              <td className="num" data-label={distanceUnit()}>
+                {formatDistanceNumber(cp.DistanceKm, 1)}
               </td>
-              <td data-label="Cutoff">
+              <td data-label={t('checkpoints.cutoff')}>
                 {editing === cp.CheckpointId ? (
                   <form
                     className="cutoff-form"
@@ -114,21 +114,21 @@ export function CheckpointsSection({
                   >
                     <input
                       type="datetime-local"
-                      aria-label={`Cutoff at ${cp.Name}`}
+                      aria-label={t('checkpoints.cutoffAt', { name: cp.Name })}
                       value={value}
                       onChange={(e) => setValue(e.target.value)}
                       required
                       autoFocus
                     />
                     <button type="submit" className="btn btn-small btn-primary">
-                      Save
+                      {t('common.save')}
                     </button>
                     <button
                       type="button"
                       className="btn btn-small btn-ghost"
                       onClick={() => setEditing(null)}
                     >
-                      Cancel
+                      {t('common.cancel')}
                     </button>
                   </form>
                 ) : (
@@ -146,7 +146,7 @@ export function CheckpointsSection({
                         setEditing(cp.CheckpointId);
                       }}
                     >
-                      {cp.CutoffTime ? 'Change' : 'Set cutoff'}
+                      {cp.CutoffTime ? t('checkpoints.change') : t('checkpoints.set')}
                     </button>
                   )}
                   {cp.CutoffTime && editing !== cp.CheckpointId ? (
@@ -155,7 +155,7 @@ export function CheckpointsSection({
                       className="btn btn-small btn-ghost"
                       onClick={() => void save(cp, null)}
                     >
-                      Clear
+                      {t('checkpoints.clear')}
                     </button>
                   ) : null}
                 </td>
