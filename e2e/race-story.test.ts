@@ -148,6 +148,11 @@ it('the replay slider shows who led at that moment, and a link opens the race at
     await expect.poll(() => firstBib(page)).toBe('#1');
     await expect(page.locator('.replay-bar').getAttribute('data-replaying')).resolves.toBe('true');
     expect(new URL(page.url()).searchParams.get('t')).toBe(new Date(at(25)).toISOString());
+    // "Last seen" is read at the replay's moment: runner 1's last fix then was at minute 20, 5 minutes before (read
+    // against the real time it would be 40 minutes and more).
+    const leaderRow = page.locator(`tr.live-row[data-runner-id="${race.runners[0].runnerId}"]`);
+    await expect.poll(() => leaderRow.locator('.live-row__seen').textContent()).toMatch(/^5 min ago/);
+    await expect(leaderRow.getAttribute('data-status')).resolves.toBe('racing');
     await slider.fill(String(at(45)));
     await expect.poll(() => firstBib(page)).toBe('#2');
     expect(await noOverflow(page)).toBe(true);
