@@ -1,3 +1,4 @@
+import { createECDH, randomBytes } from 'node:crypto';
 import { asc } from 'drizzle-orm';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -192,6 +193,28 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     },
     { name: 'public runners', method: 'GET', url: () => `/api/open/runners/${A}`, expect: open() },
     { name: 'public course', method: 'GET', url: () => `/api/open/course/${A}`, expect: open() },
+    // Web Push (push/): no account; the subscription's endpoint is its only credential.
+    { name: 'push key', method: 'GET', url: () => '/api/open/push/key', expect: open() },
+    {
+      name: 'push subscribe (a browser of its own per call)',
+      method: 'POST',
+      url: () => '/api/open/push/subscriptions',
+      body: () => {
+        const ecdh = createECDH('prime256v1');
+        ecdh.generateKeys();
+        const endpoint = `https://fcm.googleapis.com/fcm/send/matrix-${randomBytes(8).toString('hex')}`;
+        const keys = { p256dh: ecdh.getPublicKey('base64url'), auth: randomBytes(16).toString('base64url') };
+        return { body: { Subscription: { endpoint, keys }, RaceId: A, RunnerIds: [r1] } };
+      },
+      expect: open(201),
+    },
+    {
+      name: 'push unsubscribe of an endpoint not known',
+      method: 'DELETE',
+      url: () => '/api/open/push/subscriptions',
+      body: json({ Endpoint: 'https://fcm.googleapis.com/fcm/send/nobody' }),
+      expect: open(404),
+    },
     { name: 'course map page', method: 'GET', url: () => `/courses/${A}/map`, expect: open() },
     // Issue 15: the text view is as public as the race: anyone for an approved one, nobody (404) before approval.
     { name: 'race text view', method: 'GET', url: () => `/race/${A}/text`, expect: open() },

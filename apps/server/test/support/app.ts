@@ -27,6 +27,8 @@ export async function createTestApp(kind: DbKind, env: Record<string, string> = 
     // The alert sweep would load every running race into the live cache on its own schedule: tests run it
     // themselves (AlertSweepJob.runOnce), or turn it on with ALERT_SWEEP_SECONDS.
     ALERT_SWEEP_SECONDS: '0',
+    // Likewise the Web Push notifier (PushNotifyJob.runOnce, or PUSH_NOTIFY_SECONDS).
+    PUSH_NOTIFY_SECONDS: '0',
     ...env,
   });
   const database = await createTestDatabase(kind);
