@@ -226,6 +226,7 @@ const de: Catalogue = {
     trailsPublic: 'Tracks öffentlich',
   },
   runners: {
+    resultsCsv: 'Ergebnisse (CSV)',
     deviceNumber: 'Gerät Nr. {{id}}',
     add: 'Teilnehmer hinzufügen +',
     new: 'Neue Teilnahme',
@@ -271,6 +272,19 @@ const de: Catalogue = {
     entries: '{{count}} Einträge',
     revoked: 'widerrufen am {{time}}',
     revoke: 'Widerrufen',
+  },
+  runnerStatus: {
+    dns: 'DNS: nicht angetreten',
+    dnf: 'DNF: aufgegeben',
+    dsq: 'DSQ: disqualifiziert',
+    of: 'Status von {{name}}',
+    button: 'Status',
+    none: 'Keiner (läuft normal)',
+    reason: 'Grund',
+    dnfExample: 'z. B. Knieverletzung an VP 2',
+    optional: 'Optional',
+    set: '{{status}} setzen',
+    clear: 'Status entfernen',
   },
   course: {
     title: 'Strecke',

@@ -226,6 +226,7 @@ const en = {
     trailsPublic: 'Trails public',
   },
   runners: {
+    resultsCsv: 'Results (CSV)',
     deviceNumber: 'Device #{{id}}',
     add: 'Add Runner +',
     new: 'New runner',
@@ -270,6 +271,19 @@ const en = {
     entries: '{{count}} entries',
     revoked: 'revoked {{time}}',
     revoke: 'Revoke',
+  },
+  runnerStatus: {
+    dns: 'DNS: did not start',
+    dnf: 'DNF: did not finish',
+    dsq: 'DSQ: disqualified',
+    of: 'Status of {{name}}',
+    button: 'Status',
+    none: 'None (racing normally)',
+    reason: 'Reason',
+    dnfExample: 'e.g. knee injury at Aid 2',
+    optional: 'Optional',
+    set: 'Set {{status}}',
+    clear: 'Clear status',
   },
   course: {
     title: 'Course',

@@ -226,6 +226,7 @@ const es: Catalogue = {
     trailsPublic: 'Recorridos públicos',
   },
   runners: {
+    resultsCsv: 'Resultados (CSV)',
     deviceNumber: 'Dispositivo n.º {{id}}',
     add: 'Añadir corredor +',
     new: 'Nuevo corredor',
@@ -272,6 +273,19 @@ const es: Catalogue = {
     entries: '{{count}} registros',
     revoked: 'revocado el {{time}}',
     revoke: 'Revocar',
+  },
+  runnerStatus: {
+    dns: 'DNS: no tomó la salida',
+    dnf: 'DNF: abandono',
+    dsq: 'DSQ: descalificado',
+    of: 'Estado de {{name}}',
+    button: 'Estado',
+    none: 'Ninguno (en carrera con normalidad)',
+    reason: 'Motivo',
+    dnfExample: 'p. ej. lesión de rodilla en el avituallamiento 2',
+    optional: 'Opcional',
+    set: 'Aplicar {{status}}',
+    clear: 'Quitar estado',
   },
   course: {
     title: 'Recorrido',

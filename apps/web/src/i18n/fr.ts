@@ -226,6 +226,7 @@ const fr: Catalogue = {
     trailsPublic: 'Traces publiques',
   },
   runners: {
+    resultsCsv: 'Résultats (CSV)',
     deviceNumber: 'Balise n° {{id}}',
     add: 'Ajouter un coureur +',
     new: 'Nouveau coureur',
@@ -272,6 +273,19 @@ const fr: Catalogue = {
     entries: '{{count}} saisies',
     revoked: 'révoqué le {{time}}',
     revoke: 'Révoquer',
+  },
+  runnerStatus: {
+    dns: 'DNS : non partant',
+    dnf: 'DNF : abandon',
+    dsq: 'DSQ : disqualifié',
+    of: 'Statut de {{name}}',
+    button: 'Statut',
+    none: 'Aucun (en course normalement)',
+    reason: 'Motif',
+    dnfExample: 'ex. blessure au genou au ravito 2',
+    optional: 'Facultatif',
+    set: 'Appliquer {{status}}',
+    clear: 'Effacer le statut',
   },
   course: {
     title: 'Parcours',

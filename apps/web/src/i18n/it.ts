@@ -226,6 +226,7 @@ const it: Catalogue = {
     trailsPublic: 'Tracce pubbliche',
   },
   runners: {
+    resultsCsv: 'Risultati (CSV)',
     deviceNumber: 'Dispositivo n. {{id}}',
     add: 'Aggiungi concorrente +',
     new: 'Nuovo concorrente',
@@ -271,6 +272,19 @@ const it: Catalogue = {
     entries: '{{count}} registrazioni',
     revoked: 'revocato il {{time}}',
     revoke: 'Revoca',
+  },
+  runnerStatus: {
+    dns: 'DNS: non partito',
+    dnf: 'DNF: ritirato',
+    dsq: 'DSQ: squalificato',
+    of: 'Stato di {{name}}',
+    button: 'Stato',
+    none: 'Nessuno (in gara normalmente)',
+    reason: 'Motivo',
+    dnfExample: 'es. infortunio al ginocchio al ristoro 2',
+    optional: 'Facoltativo',
+    set: 'Imposta {{status}}',
+    clear: 'Rimuovi stato',
   },
   course: {
     title: 'Percorso',

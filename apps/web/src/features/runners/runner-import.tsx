@@ -3,6 +3,7 @@ import type { ApiFailure } from '../../lib/api-client';
 import { failureMessage, FormError } from '../../components/form-error';
 import { runnersApi, type RunnerImportResult } from './api';
 import './runner-import.css';
+import { useI18n } from '../../i18n';
 
 type LineError = RunnerImportResult['Errors'][number];
 
@@ -217,10 +218,11 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
 
 /** The public results file of an approved race (rank, times, checkpoints), for spreadsheets and timing software. */
 export function ResultsCsvLink({ raceId }: { raceId: number }) {
+  const { t } = useI18n();
   return (
     <p className="results-csv-link">
       <a href={runnersApi.resultsCsvUrl(raceId)} download className="btn btn-secondary btn-small">
-        Results (CSV)
+        {t('runners.resultsCsv')}
       </a>
     </p>
   );

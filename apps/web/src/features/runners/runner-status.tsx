@@ -3,13 +3,14 @@ import type { ManualRunnerStatus, PublicRunner } from '@racebeacon/domain/entiti
 import { failureMessage, FormError } from '../../components/form-error';
 import { ModalDialog } from '../../components/modal-dialog';
 import { runnersApi } from './api';
+import { t, useI18n } from '../../i18n';
 import './runner-status.css';
 
-const LABEL: Record<ManualRunnerStatus, string> = {
-  DNS: 'DNS: did not start',
-  DNF: 'DNF: did not finish',
-  DSQ: 'DSQ: disqualified',
-};
+const LABEL = {
+  DNS: 'runnerStatus.dns',
+  DNF: 'runnerStatus.dnf',
+  DSQ: 'runnerStatus.dsq',
+} as const satisfies Record<ManualRunnerStatus, string>;
 
 /** The director's runner read carries the status people set (DNS/DNF/DSQ) and why. */
 type WithStatus = PublicRunner & { Status?: ManualRunnerStatus | null; StatusReason?: string | null };
@@ -28,6 +29,7 @@ export function RunnerStatusControl({
   const r = runner as WithStatus;
   const current = r.Status ?? null;
   const id = useId();
+  useI18n();
   const [open, setOpen] = useState(false);
   const [status, setStatus] = useState<ManualRunnerStatus | ''>(current ?? '');
   const [reason, setReason] = useState('');
@@ -63,44 +65,53 @@ export function RunnerStatusControl({
           {current}
         </span>
       ) : null}
-      <button type="button" className="btn btn-small" onClick={start} aria-label={`Status of ${name}`}>
-        Status
+      <button
+        type="button"
+        className="btn btn-small"
+        onClick={start}
+        aria-label={t('runnerStatus.of', { name })}
+      >
+        {t('runnerStatus.button')}
       </button>
       {open && (
-        <ModalDialog title={`Status of ${name}`} onClose={() => setOpen(false)} onSubmit={() => void save()}>
+        <ModalDialog
+          title={t('runnerStatus.of', { name })}
+          onClose={() => setOpen(false)}
+          onSubmit={() => void save()}
+        >
           <div className="field">
-            <label htmlFor={`${id}-status`}>Status</label>
+            <label htmlFor={`${id}-status`}>{t('runnerStatus.button')}</label>
             <select
               id={`${id}-status`}
               value={status}
               onChange={(e) => setStatus(e.target.value as ManualRunnerStatus | '')}
               autoFocus
             >
-              <option value="">None (racing normally)</option>
+              <option value="">{t('runnerStatus.none')}</option>
               {(Object.keys(LABEL) as ManualRunnerStatus[]).map((s) => (
                 <option key={s} value={s}>
-                  {LABEL[s]}
+                  {t(LABEL[s])}
                 </option>
               ))}
             </select>
           </div>
           <div className="field">
-            <label htmlFor={`${id}-reason`}>Reason</label>
+            <label htmlFor={`${id}-reason`}>{t('runnerStatus.reason')}</label>
             <input
               id={`${id}-reason`}
               value={reason}
               maxLength={500}
-              placeholder={status === 'DNF' ? 'e.g. knee injury at Aid 2' : 'Optional'}
+              placeholder={status === 'DNF' ? t('runnerStatus.dnfExample') : t('runnerStatus.optional')}
               onChange={(e) => setReason(e.target.value)}
             />
           </div>
           <FormError message={error} />
           <div className="dialog-actions">
             <button type="button" className="btn btn-ghost" onClick={() => setOpen(false)}>
-              Cancel
+              {t('common.cancel')}
             </button>
             <button type="submit" className="btn btn-primary" disabled={busy}>
-              {status ? `Set ${status}` : 'Clear status'}
+              {status ? t('runnerStatus.set', { status }) : t('runnerStatus.clear')}
             </button>
           </div>
         </ModalDialog>
