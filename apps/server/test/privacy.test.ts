@@ -197,10 +197,12 @@ describe.each(dbKinds)('privacy of runners (%s)', (kind) => {
     });
   });
 
-  it('only the race’s director changes them: another director 404, no token 401', async () => {
+  it('only the race’s director changes them: another director and an admin 404, no token 401', async () => {
     const r1 = race.runners[0];
+    // The race body and runner edits are the owner's (an admin, like another director, gets 404).
     for (const [token, status] of [
       [other, 404],
+      [admin, 404],
       [undefined, 401],
     ] as const) {
       const a = await call(t, 'PUT', raceUrl(), { token, body: raceBody({ PublicDelayMin: 99 }) });
