@@ -83,8 +83,12 @@ function effortTable(course: PreparedCourse): Float64Array {
 
 /** Effort (flat metres) from the start to distance d. */
 export function effortAt(course: PreparedCourse, distanceM: number): number {
-  const table = effortTable(course);
-  const x = Math.max(0, Math.min(course.lengthM, distanceM)) / SAMPLE_M;
+  return effortIn(effortTable(course), course.lengthM, distanceM);
+}
+
+/** effortAt with the course's table at hand (a loop over many points looks the table up once). */
+function effortIn(table: Float64Array, lengthM: number, distanceM: number): number {
+  const x = Math.max(0, Math.min(lengthM, distanceM)) / SAMPLE_M;
   const k = Math.min(Math.floor(x), table.length - 2);
   if (k < 0) return 0;
   return table[k] + (table[k + 1] - table[k]) * (x - k);
@@ -188,10 +192,11 @@ function foldTo(course: PreparedCourse, progress: ProgressPoint[], startMs: numb
     prevE: 0,
     stopAt: new Map(),
   };
+  const table = effortTable(course);
   for (let i = f.len; i < progress.length; i++) {
     const q = progress[i];
     const dt = q.t - f.prev.t;
-    const e = effortAt(course, q.distanceM);
+    const e = effortIn(table, course.lengthM, q.distanceM);
     if (dt > 0) {
       if (q.distanceM - f.prev.distanceM < STOPPED_M) {
         const w = nearWaypoint(course, q.distanceM);
@@ -342,13 +347,15 @@ export function etaRange(
 
 /**
  * The distance the runner is expected to have reached at `atMs` on the same model (moving all the time since the
- * last progress), with the range of the earliest/latest paces; null before the pace is known.
+ * last progress), with the range of the earliest/latest paces (`z` σ of the pace either side: RANGE_Z, about 90 %,
+ * unless asked otherwise); null before the pace is known.
  */
 export function distanceAt(
   course: PreparedCourse,
   progress: ProgressPoint[],
   startMs: number,
   atMs: number,
+  z: number = RANGE_Z,
 ): { distanceM: number; minM: number; maxM: number } | null {
   const m = paceModel(course, progress, startMs);
   if (m === null) return null;
@@ -362,8 +369,8 @@ export function distanceAt(
   const at = (pace: number) => distanceForEffort(course, e0 + effortInTime(dt, pace, m.trendPerS));
   return {
     distanceM: at(m.paceSPerM),
-    minM: at(m.paceSPerM * Math.exp(RANGE_Z * sigma)),
-    maxM: at(m.paceSPerM * Math.exp(-RANGE_Z * sigma)),
+    minM: at(m.paceSPerM * Math.exp(z * sigma)),
+    maxM: at(m.paceSPerM * Math.exp(-z * sigma)),
   };
 }
 
