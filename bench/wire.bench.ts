@@ -12,7 +12,7 @@
  * (what every answer cost before compression). WIRE_CYCLE_S shortens the cycle (default 150 s of real time).
  * Needs the web app built (`npm run build -w @racebeacon/web`).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -47,7 +47,13 @@ function runnerModel(k: number) {
     fixAt(startMs: number, t: number) {
       const d = Math.min(COURSE_M, (speed * (t - startMs)) / 1000);
       const p = pointAlong(d + gaussian(random) * 4, gaussian(random) * 4);
-      return { t, lat: Number(p.lat.toFixed(6)), lon: Number(p.lon.toFixed(6)), batteryPercent: 80 };
+      // Trackers give fix times to the whole second.
+      return {
+        t: Math.round(t / 1000) * 1000,
+        lat: Number(p.lat.toFixed(6)),
+        lon: Number(p.lon.toFixed(6)),
+        batteryPercent: 80,
+      };
     },
   };
 }
@@ -181,10 +187,11 @@ function describeCompactDeltas(text: string) {
   const fixes = deltas.reduce((n, d) => n + (d.F?.length ?? 0), 0);
   console.log(
     `  compact deltas: ${deltas.length} messages, ${patches} row patches (${kb(sum((d) => d.P))} as text), ` +
-      `fixes ${kb(sum((d) => d.F))} as text (${fixes} numbers), rank shifts ${kb(sum((d) => d.R))}, ` +
+      `fixes ${kb(sum((d) => d.F))} as text (${fixes} numbers), nulls ${kb(sum((d) => d.Null))}, ` +
       `ranks set ${kb(sum((d) => d.K))}; deflated alone: patches ${kb(deflated(deltas.map((d) => JSON.stringify(d.P)).join('')))}, ` +
       `fixes ${kb(deflated(deltas.map((d) => JSON.stringify(d.F ?? [])).join('')))}`,
   );
+  if (process.env.WIRE_DUMP) writeFileSync(process.env.WIRE_DUMP, text);
   const bits = new Map<number, number>();
   for (const d of deltas)
     for (const p of d.P)
@@ -197,7 +204,8 @@ function describeCompactDeltas(text: string) {
 function webFiles(indexHtml: string): { firstScreen: string[]; liveChunks: string[] } {
   const firstScreen = [...indexHtml.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
   const assets = readdirSync(path.join(webDist, 'assets')).filter((f) => /\.(js|css)$/.test(f));
-  const lazyRoots = assets.filter((f) => /^(live|live-map|leaflet)-[\w-]{8}\.(js|css)$/.test(f));
+  // The race screen (a lazy route), the live panel, its map and Leaflet, with what they import.
+  const lazyRoots = assets.filter((f) => /^(race-detail|live|live-map|leaflet)-[\w-]{8}\.(js|css)$/.test(f));
   const seen = new Set<string>(firstScreen.map((f) => f.replace('/assets/', '')));
   const live: string[] = [];
   const visit = (file: string) => {

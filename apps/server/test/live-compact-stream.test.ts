@@ -41,6 +41,7 @@ const withoutClock = (r: LeaderboardRow) => {
 class CompactViewer {
   rows = new Map<number, LeaderboardRow>();
   trails = new Map<number, TrailPoint[]>();
+  clockStartedAt: string | null = null;
   applied = 0;
   constructor(readonly sse: SseConnection) {}
 
@@ -56,10 +57,14 @@ class CompactViewer {
       const snap = decodeCompactSnapshot(liveCompactSnapshotSchema.parse(data));
       this.rows = new Map(snap.Rows.map((r) => [r.RunnerId, r]));
       this.trails = new Map(snap.Trails.map((t) => [t.RunnerId, t.Trail]));
+      this.clockStartedAt = snap.ClockStartedAt;
       return;
     }
-    const u: LiveUpdate = decodeCompactDelta(liveCompactDeltaSchema.parse(data), this.rows, (id) =>
-      this.trails.get(id)?.at(-1),
+    const u: LiveUpdate = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(data),
+      this.rows,
+      (id) => this.trails.get(id)?.at(-1),
+      this.clockStartedAt,
     );
     for (const r of u.Rows) this.rows.set(r.RunnerId, r);
     for (const [id, rank] of u.Ranks) this.rows.set(id, { ...this.rows.get(id)!, Rank: rank });

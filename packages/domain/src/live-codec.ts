@@ -24,26 +24,32 @@ import type {
  * with the next patch. `compactView` is a row as a viewer of the compact stream holds it.
  */
 
-type Kind = 'num' | 'ms' | 'min' | 'str' | 'bool';
+type Kind = 'num' | 'ms' | 'min' | 'elapsed' | 'str' | 'bool';
 type Field = Exclude<keyof LeaderboardRow, 'RunnerId'>;
 
 /** Patch fields in bit order (the most often patched first, so the bit masks stay short). */
 const FIELDS: readonly (readonly [Field | typeof FROM_FIX, Kind, number])[] = [
   ['DistanceKm', 'num', 1000],
   ['Percent', 'num', 10],
-  ['PaceSecondsPerKm', 'num', 1],
-  ['EtaFinish', 'min', 1],
-  ['EtaFinishEarliest', 'min', 1],
-  ['EtaFinishLatest', 'min', 1],
-  ['ElapsedSeconds', 'num', 1],
+  ['ElapsedSeconds', 'elapsed', 1],
   ['GapSeconds', 'num', 1],
   ['GapKm', 'num', 1000],
   ['Rank', 'num', 1],
   // LastPingTime, Latitude and Longitude are the runner's newest fix (sent in F).
   ['~fix', 'num', 1],
+  ['EtaFinish', 'min', 1],
+  ['EtaFinishEarliest', 'min', 1],
+  ['EtaFinishLatest', 'min', 1],
+  ['PaceSecondsPerKm', 'num', 1],
   ['LastPingTime', 'ms', 1],
   ['Latitude', 'num', 1e5],
   ['Longitude', 'num', 1e5],
+  ['EstimatedDistanceKm', 'num', 1000],
+  ['EstimatedDistanceKmMin', 'num', 1000],
+  ['EstimatedDistanceKmMax', 'num', 1000],
+  ['EstimatedAt', 'ms', 1],
+  ['EstimatedLatitude', 'num', 1e5],
+  ['EstimatedLongitude', 'num', 1e5],
   ['EtaNextWaypoint', 'min', 1],
   ['EtaNextWaypointEarliest', 'min', 1],
   ['EtaNextWaypointLatest', 'min', 1],
@@ -51,12 +57,6 @@ const FIELDS: readonly (readonly [Field | typeof FROM_FIX, Kind, number])[] = [
   ['NextWaypoint', 'str', 1],
   ['NextWaypointKm', 'num', 1000],
   ['BatteryState', 'str', 1],
-  ['EstimatedDistanceKm', 'num', 1000],
-  ['EstimatedDistanceKmMin', 'num', 1000],
-  ['EstimatedDistanceKmMax', 'num', 1000],
-  ['EstimatedAt', 'ms', 1],
-  ['EstimatedLatitude', 'num', 1e5],
-  ['EstimatedLongitude', 'num', 1e5],
   ['LastCheckpoint', 'str', 1],
   ['LastCheckpointKm', 'num', 1000],
   ['LastCheckpointTime', 'ms', 1],
@@ -106,22 +106,49 @@ const WATCHED = new Set<string>([
   'Age',
 ]);
 
+/**
+ * A field that travels as its difference from another field of the same row when it has no value to be a delta of
+ * (an estimate appearing: from the position and distance; an ETA range: from the ETA). The anchor comes first.
+ */
+const ANCHOR: Partial<Record<Field, Field>> = {
+  EstimatedDistanceKm: 'DistanceKm',
+  EstimatedDistanceKmMin: 'EstimatedDistanceKm',
+  EstimatedDistanceKmMax: 'EstimatedDistanceKm',
+  EstimatedLatitude: 'Latitude',
+  EstimatedLongitude: 'Longitude',
+  EtaFinishEarliest: 'EtaFinish',
+  EtaFinishLatest: 'EtaFinish',
+  EtaNextWaypointEarliest: 'EtaNextWaypoint',
+  EtaNextWaypointLatest: 'EtaNextWaypoint',
+};
+
 const MINUTE = 60_000;
 const LATLON = 1e5;
 const bit = (i: number) => 2 ** i;
 const hasBit = (mask: number, i: number) => Math.floor(mask / bit(i)) % 2 === 1;
 
-/** The integer a number or time field travels as (times relative to `atMs`); null for null/undefined. */
-function toInt(kind: Kind, scale: number, v: unknown, atMs: number): number | null {
-  if (v === null || v === undefined) return null;
-  if (kind === 'num') return Math.round((v as number) * scale);
-  const ms = Date.parse(v as string);
-  return kind === 'ms' ? ms - atMs : Math.floor(ms / MINUTE) - Math.floor(atMs / MINUTE);
+/** A message's time and the race clock's start (ms), which times and elapsed times travel against. */
+interface Ctx {
+  atMs: number;
+  startMs: number | null;
 }
 
-function fromInt(kind: Kind, scale: number, n: number, atMs: number): number | string {
+/** Seconds on the race clock at the message's time: elapsed times travel as their difference from it. */
+const clockSeconds = (ctx: Ctx) => Math.round((ctx.atMs - ctx.startMs!) / 1000);
+
+/** The integer a number or time field travels as (times relative to the message's); null for null/undefined. */
+function toInt(kind: Kind, scale: number, v: unknown, ctx: Ctx): number | null {
+  if (v === null || v === undefined) return null;
+  if (kind === 'num') return Math.round((v as number) * scale);
+  if (kind === 'elapsed') return ctx.startMs === null ? (v as number) : clockSeconds(ctx) - (v as number);
+  const ms = Date.parse(v as string);
+  return kind === 'ms' ? ms - ctx.atMs : Math.floor(ms / MINUTE) - Math.floor(ctx.atMs / MINUTE);
+}
+
+function fromInt(kind: Kind, scale: number, n: number, ctx: Ctx): number | string {
   if (kind === 'num') return n / scale;
-  const ms = kind === 'ms' ? n + atMs : (n + Math.floor(atMs / MINUTE)) * MINUTE;
+  if (kind === 'elapsed') return ctx.startMs === null ? n : clockSeconds(ctx) - n;
+  const ms = kind === 'ms' ? n + ctx.atMs : (n + Math.floor(ctx.atMs / MINUTE)) * MINUTE;
   return new Date(ms).toISOString();
 }
 
@@ -129,7 +156,15 @@ function fromInt(kind: Kind, scale: number, n: number, atMs: number): number | s
 const out = (kind: Kind, n: number) => (kind === 'ms' ? n / 1000 : n);
 const back = (kind: Kind, v: number) => (kind === 'ms' ? Math.round(v * 1000) : v);
 
-const isNumeric = (kind: Kind) => kind === 'num' || kind === 'ms' || kind === 'min';
+const isNumeric = (kind: Kind) => kind !== 'str' && kind !== 'bool';
+const KIND = new Map<string, readonly [Kind, number]>(ROW_FIELDS.map(([n, k, s]) => [n, [k, s]]));
+/** The anchor's integer in `row`, or null. */
+function anchorInt(name: string, row: Record<string, unknown>, ctx: Ctx): number | null {
+  const anchor = ANCHOR[name as Field];
+  if (!anchor) return null;
+  const [kind, scale] = KIND.get(anchor)!;
+  return toInt(kind, scale, row[anchor], ctx);
+}
 
 /** A row as the compact stream carries it: positions to 1e-5 degrees, predicted times floored to the minute. */
 export function compactView(row: LeaderboardRow): LeaderboardRow {
@@ -147,6 +182,21 @@ export function compactView(row: LeaderboardRow): LeaderboardRow {
 /** A fix as integers: [time ms, lat 1e-5°, lon 1e-5°]. */
 type FixRef = [number, number, number];
 const fixRefOf = (p: TrailPoint): FixRef => [p[0], Math.round(p[1] * LATLON), Math.round(p[2] * LATLON)];
+/** Trail points before the newest: to 5e-5° and the whole second. */
+const COARSE = 5;
+const coarse = (n: number) => Math.round(n / COARSE) * COARSE;
+const coarseRef = (p: TrailPoint): FixRef => {
+  const f = fixRefOf(p);
+  return [Math.round(f[0] / 1000) * 1000, coarse(f[1]), coarse(f[2])];
+};
+
+/** A snapshot trail as the compact stream carries it: the newest point to 1e-5°, the others to 5e-5° and 1 s. */
+export function compactTrail(trail: readonly TrailPoint[]): TrailPoint[] {
+  return trail.map((p, i) => {
+    const f = i === trail.length - 1 ? fixRefOf(p) : coarseRef(p);
+    return [f[0], f[1] / LATLON, f[2] / LATLON];
+  });
+}
 
 // ---------------------------------------------------------------- snapshot
 
@@ -158,6 +208,11 @@ export interface CompactSnapshotMeta {
   HasCourse: boolean;
 }
 
+/** The fields a row shares with its newest fix. */
+const FIX_FIELDS = new Set(['LastPingTime', 'Latitude', 'Longitude']);
+
+const COLUMNS: readonly (readonly [string, Kind, number])[] = [['RunnerId', 'num', 1], ...ROW_FIELDS];
+
 /** The whole state: `rows` in leaderboard order, each runner's trail (oldest first). */
 export function encodeCompactSnapshot(
   meta: CompactSnapshotMeta,
@@ -165,23 +220,42 @@ export function encodeCompactSnapshot(
   trails: ReadonlyMap<number, readonly TrailPoint[]>,
   atMs: number,
 ): LiveCompactSnapshot {
+  const ctx: Ctx = { atMs, startMs: meta.ClockStartedAt === null ? null : Date.parse(meta.ClockStartedAt) };
   const Cols: Record<string, (number | string | null)[]> = {};
   const Undef: Record<string, number[]> = {};
-  const columns: readonly (readonly [keyof LeaderboardRow, Kind, number])[] = [
-    ['RunnerId', 'num', 1],
-    ...ROW_FIELDS,
-  ];
-  for (const [name, kind, scale] of columns) {
+  // Rows whose position and last ping are their trail's newest point: those columns hold 0 for them.
+  const fromFix = new Set<number>();
+  const FromFix: number[] = [];
+  rows.forEach((row, i) => {
+    const newest = trails.get(row.RunnerId)?.at(-1);
+    if (
+      newest &&
+      row.LastPingTime !== null &&
+      row.Latitude !== null &&
+      row.Longitude !== null &&
+      Date.parse(row.LastPingTime) === newest[0] &&
+      Math.round(row.Latitude * LATLON) === Math.round(newest[1] * LATLON) &&
+      Math.round(row.Longitude * LATLON) === Math.round(newest[2] * LATLON)
+    ) {
+      FromFix.push(i - (fromFix.size ? [...fromFix].at(-1)! : 0));
+      fromFix.add(i);
+    }
+  });
+  for (const [name, kind, scale] of COLUMNS) {
     const col: (number | string | null)[] = [];
     const undef: number[] = [];
     let prev = 0;
+    const fixed = FIX_FIELDS.has(name);
     rows.forEach((row, i) => {
-      const v = row[name];
+      if (fixed && fromFix.has(i)) return void col.push(0);
+      const v = (row as unknown as Record<string, unknown>)[name];
       if (v === undefined) undef.push(i);
       if (v === null || v === undefined) return void col.push(null);
       if (isNumeric(kind)) {
-        const n = toInt(kind, scale, v, atMs)!;
-        col.push(out(kind, n - prev));
+        const n = toInt(kind, scale, v, ctx)!;
+        // Against the row's anchor when it has one, otherwise down the column.
+        const anchor = anchorInt(name, row as unknown as Record<string, unknown>, ctx);
+        col.push(out(kind, n - (anchor ?? prev)));
         prev = n;
       } else col.push(kind === 'bool' ? (v ? 1 : 0) : (v as string));
     });
@@ -195,13 +269,23 @@ export function encodeCompactSnapshot(
     const trail = trails.get(row.RunnerId) ?? [];
     const flat: number[] = [];
     let prev: FixRef | null = null;
-    for (const p of trail) {
-      const f = fixRefOf(p);
+    trail.forEach((p, i) => {
       const from: FixRef = prev ?? ref;
-      flat.push((f[0] - from[0]) / 1000, f[1] - from[1], f[2] - from[2]);
+      let f: FixRef;
+      if (i < trail.length - 1) {
+        f = coarseRef(p);
+        flat.push(
+          (f[0] - from[0]) / 1000,
+          (f[1] - coarse(from[1])) / COARSE,
+          (f[2] - coarse(from[2])) / COARSE,
+        );
+      } else {
+        f = fixRefOf(p);
+        flat.push((f[0] - from[0]) / 1000, f[1] - from[1], f[2] - from[2]);
+      }
       if (!prev) ref = f;
       prev = f;
-    }
+    });
     return flat;
   });
   return {
@@ -210,6 +294,7 @@ export function encodeCompactSnapshot(
     At: new Date(atMs).toISOString(),
     N: rows.length,
     Cols,
+    ...(FromFix.length ? { FromFix } : {}),
     ...(Object.keys(Undef).length ? { Undef } : {}),
     Trails,
   };
@@ -218,38 +303,53 @@ export function encodeCompactSnapshot(
 /** The snapshot as the first stream's message (rows and trails as a viewer holds them). */
 export function decodeCompactSnapshot(s: LiveCompactSnapshot): LiveSnapshot {
   const atMs = Date.parse(s.At);
-  const rows: Record<string, unknown>[] = Array.from({ length: s.N }, () => ({}));
-  const columns: readonly (readonly [string, Kind, number])[] = [['RunnerId', 'num', 1], ...ROW_FIELDS];
-  for (const [name, kind, scale] of columns) {
-    const col = s.Cols[name];
-    if (!col) continue;
-    const undef = new Set(s.Undef?.[name] ?? []);
-    let prev = 0;
-    for (let i = 0; i < s.N; i++) {
-      if (undef.has(i)) continue;
-      const v = col[i];
-      if (v === null) {
-        rows[i][name] = null;
-      } else if (isNumeric(kind)) {
-        prev += back(kind, v as number);
-        rows[i][name] = fromInt(kind, scale, prev, atMs);
-      } else rows[i][name] = kind === 'bool' ? v === 1 : v;
-    }
-  }
+  const ctx: Ctx = { atMs, startMs: s.ClockStartedAt === null ? null : Date.parse(s.ClockStartedAt) };
   const base = Math.floor(atMs / 1000) * 1000;
   let ref: FixRef = [base, 0, 0];
-  const Trails = s.Trails.map((flat, i) => {
+  const trails = s.Trails.map((flat) => {
     const Trail: TrailPoint[] = [];
     let prev: FixRef | null = null;
     for (let j = 0; j + 2 < flat.length; j += 3) {
       const from: FixRef = prev ?? ref;
-      const f: FixRef = [from[0] + Math.round(flat[j] * 1000), from[1] + flat[j + 1], from[2] + flat[j + 2]];
+      const t = from[0] + Math.round(flat[j] * 1000);
+      const f: FixRef =
+        j + 3 < flat.length
+          ? [t, coarse(from[1]) + flat[j + 1] * COARSE, coarse(from[2]) + flat[j + 2] * COARSE]
+          : [t, from[1] + flat[j + 1], from[2] + flat[j + 2]];
       Trail.push([f[0], f[1] / LATLON, f[2] / LATLON]);
       if (!prev) ref = f;
       prev = f;
     }
-    return { RunnerId: rows[i].RunnerId as number, Trail };
+    return Trail;
   });
+  const rows: Record<string, unknown>[] = Array.from({ length: s.N }, () => ({}));
+  const fromFix = new Set<number>();
+  let at = 0;
+  for (const d of s.FromFix ?? []) {
+    fromFix.add((at += d));
+    const newest = trails[at]?.at(-1);
+    if (!newest) continue;
+    rows[at].LastPingTime = new Date(newest[0]).toISOString();
+    rows[at].Latitude = newest[1];
+    rows[at].Longitude = newest[2];
+  }
+  for (const [name, kind, scale] of COLUMNS) {
+    const col = s.Cols[name];
+    if (!col) continue;
+    const undef = new Set(s.Undef?.[name] ?? []);
+    const fixed = FIX_FIELDS.has(name);
+    let prev = 0;
+    for (let i = 0; i < s.N; i++) {
+      if (undef.has(i) || (fixed && fromFix.has(i))) continue;
+      const v = col[i];
+      if (v === null) {
+        rows[i][name] = null;
+      } else if (isNumeric(kind)) {
+        prev = (anchorInt(name, rows[i], ctx) ?? prev) + back(kind, v as number);
+        rows[i][name] = fromInt(kind, scale, prev, ctx);
+      } else rows[i][name] = kind === 'bool' ? v === 1 : v;
+    }
+  }
   return {
     Seq: s.Seq,
     At: s.At,
@@ -258,7 +358,7 @@ export function decodeCompactSnapshot(s: LiveCompactSnapshot): LiveSnapshot {
     ClockStoppedAt: s.ClockStoppedAt,
     HasCourse: s.HasCourse,
     Rows: rows as LeaderboardRow[],
-    Trails,
+    Trails: trails.map((Trail, i) => ({ RunnerId: rows[i].RunnerId as number, Trail })),
   };
 }
 
@@ -277,24 +377,24 @@ export function compactBaseline(
 ): CompactBaseline {
   const newestFix = new Map<number, FixRef>();
   for (const [id, trail] of trails) {
-    let newest: TrailPoint | undefined;
-    for (const p of trail) if (!newest || p[0] > newest[0]) newest = p;
+    const newest = trail.at(-1);
     if (newest) newestFix.set(id, fixRefOf(newest));
   }
   return { rows: new Map(rows.map((r) => [r.RunnerId, r])), newestFix };
 }
 
-const same = (kind: Kind, scale: number, a: unknown, b: unknown, atMs: number) =>
+const same = (kind: Kind, scale: number, a: unknown, b: unknown, ctx: Ctx) =>
   a === b ||
   (a !== undefined &&
     b !== undefined &&
-    (isNumeric(kind) ? toInt(kind, scale, a, atMs) === toInt(kind, scale, b, atMs) : false));
+    isNumeric(kind) &&
+    toInt(kind, scale, a, ctx) === toInt(kind, scale, b, ctx));
 
 /** Whether a watched field changed, so the row is patched. */
-function watchedChange(prev: LeaderboardRow, next: LeaderboardRow, atMs: number): boolean {
+function watchedChange(prev: LeaderboardRow, next: LeaderboardRow, ctx: Ctx): boolean {
   for (const [name, kind, scale] of ROW_FIELDS) {
     if (!WATCHED.has(name)) continue;
-    if (!same(kind, scale, prev[name], next[name], atMs)) return true;
+    if (!same(kind, scale, prev[name], next[name], ctx)) return true;
   }
   const est = (r: LeaderboardRow) =>
     r.EstimatedDistanceKm == null ? null : Math.floor(r.EstimatedDistanceKm);
@@ -302,8 +402,42 @@ function watchedChange(prev: LeaderboardRow, next: LeaderboardRow, atMs: number)
 }
 
 /**
+ * The ranks a viewer works out for the rows not patched: the ranks the patched rows do not take, given out in the
+ * order of the old ranks (then RunnerId); an unranked row stays unranked. Server and viewer share it, and the server
+ * sends outright (K) every rank it gets wrong (ties, rows leaving the ranking).
+ */
+function inferRanks(
+  held: Iterable<LeaderboardRow>,
+  patchedRanks: ReadonlyMap<number, number | null>,
+): Map<number, number | null> {
+  const taken = new Set<number>();
+  for (const r of patchedRanks.values()) if (r !== null) taken.add(r);
+  const rest: LeaderboardRow[] = [];
+  const out = new Map<number, number | null>();
+  for (const row of held) {
+    if (patchedRanks.has(row.RunnerId)) continue;
+    if (row.Rank === null) out.set(row.RunnerId, null);
+    else rest.push(row);
+  }
+  rest.sort((a, b) => a.Rank! - b.Rank! || a.RunnerId - b.RunnerId);
+  let rank = 1;
+  for (const row of rest) {
+    while (taken.has(rank)) rank++;
+    out.set(row.RunnerId, rank++);
+  }
+  return out;
+}
+
+/** The leader's distance in metres: the first ranked row's. */
+function leaderM(rows: Iterable<LeaderboardRow>): number | undefined {
+  for (const r of rows) if (r.Rank === 1 && r.DistanceKm !== null) return Math.round(r.DistanceKm * 1000);
+  return undefined;
+}
+
+/**
  * The delta from what the baseline's viewers hold to `rows` (the leaderboard now) and the new `fixes`
  * ([RunnerId, time ms, lat, lon], in arrival order); null when nothing changed. Moves the baseline on.
+ * `clockStartMs`: the race clock's start (the snapshot's ClockStartedAt).
  */
 export function encodeCompactDelta(
   baseline: CompactBaseline,
@@ -311,7 +445,9 @@ export function encodeCompactDelta(
   fixes: readonly (readonly [number, number, number, number])[],
   seq: number,
   atMs: number,
+  clockStartMs: number | null = null,
 ): LiveCompactDelta | null {
+  const ctx: Ctx = { atMs, startMs: clockStartMs };
   // Fixes, grouped by runner in RunnerId order, each against the runner's newest fix so far.
   const byRunner = new Map<number, (readonly [number, number, number, number])[]>();
   for (const f of fixes) {
@@ -334,21 +470,19 @@ export function encodeCompactDelta(
     }
   }
 
+  const L = leaderM(rows);
   const P: (number | string | null)[][] = [];
   const Undef: number[] = [];
-  const rankOnly: { id: number; old: number | null; next: number | null }[] = [];
-  const patched = new Set<number>();
-  lastId = 0;
+  const Null: number[] = [];
   const changed: LeaderboardRow[] = [];
   for (const row of rows) {
     const prev = baseline.rows.get(row.RunnerId);
-    if (prev && !watchedChange(prev, row, atMs)) {
-      if (prev.Rank !== row.Rank) rankOnly.push({ id: row.RunnerId, old: prev.Rank, next: row.Rank });
-      continue;
-    }
-    changed.push(row);
+    if (!prev || watchedChange(prev, row, ctx)) changed.push(row);
   }
   changed.sort((a, b) => a.RunnerId - b.RunnerId);
+  const patchedRanks = new Map<number, number | null>();
+  lastId = 0;
+  let lastNull = 0;
   for (const row of changed) {
     const prev = baseline.rows.get(row.RunnerId) as Record<string, unknown> | undefined;
     const next = row as unknown as Record<string, unknown>;
@@ -362,14 +496,19 @@ export function encodeCompactDelta(
       Math.round(row.Latitude * LATLON) === newest[1] &&
       Math.round(row.Longitude * LATLON) === newest[2];
     let mask = 0;
+    let nulls = 0;
     const values: (number | string | null)[] = [];
     FIELDS.forEach(([name, kind, scale], i) => {
       if (name === FROM_FIX) return;
       const a = prev?.[name];
       const b = next[name];
-      if (prev && same(kind, scale, a, b, atMs)) return;
+      if (prev && same(kind, scale, a, b, ctx)) return;
       if (b === undefined) {
         if (a !== undefined) Undef.push(row.RunnerId, i);
+        return;
+      }
+      if (b === null) {
+        nulls += bit(i);
         return;
       }
       if (fromFix && (name === 'LastPingTime' || name === 'Latitude' || name === 'Longitude')) {
@@ -377,68 +516,73 @@ export function encodeCompactDelta(
         return;
       }
       mask += bit(i);
-      if (b === null) values.push(null);
-      else if (isNumeric(kind)) {
-        const nb = toInt(kind, scale, b, atMs)!;
-        const na = a === null || a === undefined ? null : toInt(kind, scale, a, atMs);
-        values.push(out(kind, na === null ? nb : nb - na));
-      } else values.push(kind === 'bool' ? (b ? 1 : 0) : (b as string));
+      if (!isNumeric(kind)) return void values.push(kind === 'bool' ? (b ? 1 : 0) : (b as string));
+      values.push(out(kind, toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx)));
     });
-    // Values follow the bit order; the fix bit carries none.
     P.push([row.RunnerId - lastId, mask, ...values]);
+    if (nulls) Null.push(row.RunnerId - lastNull, nulls);
+    if (nulls) lastNull = row.RunnerId;
     lastId = row.RunnerId;
-    patched.add(row.RunnerId);
+    patchedRanks.set(row.RunnerId, row.Rank);
     baseline.rows.set(row.RunnerId, row);
   }
 
-  // Rank shifts: runs of consecutive old ranks moved by the same amount; what a run would get wrong is sent outright.
-  rankOnly.sort((a, b) => (a.old ?? Infinity) - (b.old ?? Infinity));
-  const R: number[] = [];
+  // Ranks of the rows not patched: what the viewer will work out, and outright where that is wrong.
   const K: (number | null)[] = [];
-  let run: { start: number; end: number; shift: number } | null = null;
-  const runs: { start: number; end: number; shift: number }[] = [];
-  for (const r of rankOnly) {
-    if (r.old === null || r.next === null) continue;
-    const shift = r.next - r.old;
-    if (run && run.shift === shift && (r.old === run.end || r.old === run.end + 1)) run.end = r.old;
-    else runs.push((run = { start: r.old, end: r.old, shift }));
-  }
-  for (const x of runs) R.push(x.start, x.end - x.start + 1, x.shift);
-  const shiftOf = (rank: number | null) => {
-    if (rank === null) return 0;
-    for (const x of runs) if (rank >= x.start && rank <= x.end) return x.shift;
-    return 0;
-  };
+  const inferred = inferRanks(baseline.rows.values(), patchedRanks);
   for (const row of rows) {
-    if (patched.has(row.RunnerId)) continue;
+    if (patchedRanks.has(row.RunnerId)) continue;
     const prev = baseline.rows.get(row.RunnerId)!;
-    const predicted = prev.Rank === null ? null : prev.Rank + shiftOf(prev.Rank);
-    if (predicted !== row.Rank) K.push(row.RunnerId, row.Rank);
+    if (inferred.get(row.RunnerId) !== row.Rank) K.push(row.RunnerId, row.Rank);
     if (prev.Rank !== row.Rank) baseline.rows.set(row.RunnerId, { ...prev, Rank: row.Rank });
   }
 
-  if (!P.length && !R.length && !K.length && !F.length && !Undef.length) return null;
+  if (!P.length && !K.length && !F.length && !Undef.length) return null;
   return {
     Seq: seq,
     At: new Date(atMs).toISOString(),
     P,
     ...(Undef.length ? { Undef } : {}),
-    ...(R.length ? { R } : {}),
+    ...(Null.length ? { Null } : {}),
+    ...(L !== undefined ? { L } : {}),
     ...(K.length ? { K } : {}),
     ...(F.length ? { F } : {}),
   };
 }
 
 /**
- * The delta as the first stream's update, against what the viewer holds: its rows and each runner's newest fix
- * (the last point of its trail).
+ * What a patched number travels against (its value is the difference): for GapKm, leader − DistanceKm when the
+ * message gives the leader's distance; for elapsed time, the race clock (in `toInt`); otherwise the value the viewer
+ * holds, else the row's anchor, else nothing. `row`: the new row (its anchors and DistanceKm already set).
+ */
+function reference(
+  name: string,
+  kind: Kind,
+  scale: number,
+  held: unknown,
+  row: Record<string, unknown>,
+  L: number | undefined,
+  ctx: Ctx,
+): number {
+  if (kind === 'elapsed') return 0;
+  if (name === 'GapKm' && L !== undefined && row.DistanceKm != null)
+    return L - Math.round((row.DistanceKm as number) * 1000);
+  const h = held === null || held === undefined ? null : toInt(kind, scale, held, ctx);
+  return h ?? anchorInt(name, row, ctx) ?? 0;
+}
+
+/**
+ * The delta as the first stream's update, against what the viewer holds: its rows, each runner's newest fix (the
+ * last point of its trail) and the race clock's start (the snapshot's ClockStartedAt).
  */
 export function decodeCompactDelta(
   d: LiveCompactDelta,
   rows: ReadonlyMap<number, LeaderboardRow>,
   newestFix: (runnerId: number) => TrailPoint | undefined,
+  clockStartedAt: string | null = null,
 ): LiveUpdate {
   const atMs = Date.parse(d.At);
+  const ctx: Ctx = { atMs, startMs: clockStartedAt === null ? null : Date.parse(clockStartedAt) };
   const base = Math.floor(atMs / 1000) * 1000;
   const Fixes: LiveUpdate['Fixes'] = [];
   const newest = new Map<number, FixRef>();
@@ -467,32 +611,27 @@ export function decodeCompactDelta(
     }
   }
 
+  const pairs = (list: readonly (number | null)[] | undefined) => {
+    const m = new Map<number, (number | null)[]>();
+    for (let i = 0; list && i + 1 < list.length; i += 2) {
+      const l = m.get(list[i]!) ?? [];
+      l.push(list[i + 1]);
+      m.set(list[i]!, l);
+    }
+    return m;
+  };
+  const undef = pairs(d.Undef);
+  const nulls = new Map<number, number>();
+  for (let i = 0, nid = 0; d.Null && i + 1 < d.Null.length; i += 2)
+    nulls.set((nid += d.Null[i]), d.Null[i + 1]);
   const Rows: LeaderboardRow[] = [];
-  const patched = new Set<number>();
-  const undef = new Map<number, number[]>();
-  const U = d.Undef ?? [];
-  for (let i = 0; i + 1 < U.length; i += 2) {
-    const list = undef.get(U[i]) ?? [];
-    list.push(U[i + 1]);
-    undef.set(U[i], list);
-  }
+  const patchedRanks = new Map<number, number | null>();
   id = 0;
   for (const p of d.P) {
     id += p[0] as number;
     const mask = p[1] as number;
     const prev = rows.get(id) as Record<string, unknown> | undefined;
     const row: Record<string, unknown> = { ...(prev ?? {}), RunnerId: id };
-    let k = 2;
-    FIELDS.forEach(([name, kind, scale], i) => {
-      if (name === FROM_FIX || !hasBit(mask, i)) return;
-      const v = p[k++];
-      if (v === null) row[name] = null;
-      else if (isNumeric(kind)) {
-        const a = prev?.[name];
-        const na = a === null || a === undefined ? 0 : toInt(kind, scale, a, atMs)!;
-        row[name] = fromInt(kind, scale, na + back(kind, v as number), atMs);
-      } else row[name] = kind === 'bool' ? v === 1 : v;
-    });
     if (hasBit(mask, FIX_BIT)) {
       const f = refOf(id);
       if (f) {
@@ -501,27 +640,28 @@ export function decodeCompactDelta(
         row.Longitude = f[2] / LATLON;
       }
     }
-    for (const i of undef.get(id) ?? []) delete row[FIELDS[i][0]];
+    const nullMask = nulls.get(id) ?? 0;
+    let k = 2;
+    FIELDS.forEach(([name, kind, scale], i) => {
+      if (name === FROM_FIX) return;
+      if (hasBit(nullMask, i)) return void (row[name] = null);
+      if (!hasBit(mask, i)) return;
+      const v = p[k++];
+      if (!isNumeric(kind)) return void (row[name] = kind === 'bool' ? v === 1 : v);
+      const n = back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx);
+      row[name] = fromInt(kind, scale, n, ctx);
+    });
+    for (const i of undef.get(id) ?? []) delete row[FIELDS[i!][0]];
     Rows.push(row as LeaderboardRow);
-    patched.add(id);
+    patchedRanks.set(id, row.Rank as number | null);
   }
 
   const Ranks: LiveUpdate['Ranks'] = [];
   const explicit = new Map<number, number | null>();
-  const K = d.K ?? [];
-  for (let i = 0; i + 1 < K.length; i += 2) explicit.set(K[i]!, K[i + 1]);
-  const R = d.R ?? [];
-  if (R.length) {
-    for (const row of rows.values()) {
-      if (patched.has(row.RunnerId) || explicit.has(row.RunnerId) || row.Rank === null) continue;
-      for (let i = 0; i + 2 < R.length; i += 3) {
-        if (row.Rank >= R[i] && row.Rank < R[i] + R[i + 1]) {
-          Ranks.push([row.RunnerId, row.Rank + R[i + 2]]);
-          break;
-        }
-      }
-    }
+  for (const [runnerId, [rank]] of pairs(d.K)) explicit.set(runnerId, rank);
+  for (const [runnerId, rank] of inferRanks(rows.values(), patchedRanks)) {
+    const r = explicit.has(runnerId) ? explicit.get(runnerId)! : rank;
+    if (r !== rows.get(runnerId)?.Rank) Ranks.push([runnerId, r]);
   }
-  for (const [runnerId, rank] of explicit) Ranks.push([runnerId, rank]);
   return { Seq: d.Seq, At: d.At, Rows, Ranks, Fixes };
 }

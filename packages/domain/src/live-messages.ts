@@ -165,9 +165,14 @@ export const liveCompactSnapshotSchema = z.object({
   N: z.number().int(),
   /** Field name → N values (numbers delta-coded down the column; see live-codec.ts). */
   Cols: z.record(z.string(), z.array(compactValue)),
+  /** Rows (index − previous) whose LastPingTime, Latitude and Longitude are their trail's newest point (0 in Cols). */
+  FromFix: z.array(z.number().int()).optional(),
   /** Field name → indexes of the rows that do not have the field at all. */
   Undef: z.record(z.string(), z.array(z.number().int())).optional(),
-  /** Per row: its trail, flat [time, lat, lon, …], the first point against the previous row's, then deltas. */
+  /**
+   * Per row: its trail, flat [time, lat, lon, …], the first point against the previous row's first, then deltas;
+   * every point but the newest to 5e-5° and the whole second (below GPS noise), the newest exact (1e-5°, ms).
+   */
   Trails: z.array(z.array(z.number())),
 });
 export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
@@ -176,13 +181,18 @@ export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 export const liveCompactDeltaSchema = z.object({
   Seq: z.number().int(),
   At: z.string(),
-  /** Patched rows: [RunnerId − previous patched RunnerId, field bit mask, one value per bit set …]. */
+  /** Patched rows: [RunnerId − previous patched RunnerId, field bit mask, one value per bit set …] (nulls in Null). */
   P: z.array(z.array(compactValue)),
   /** [RunnerId, field index, …]: fields a patched row no longer has. */
   Undef: z.array(z.number().int()).optional(),
-  /** Rank shifts of rows not patched: [first old rank, how many ranks, shift, …]. */
-  R: z.array(z.number().int()).optional(),
-  /** Ranks set outright: [RunnerId, Rank or null, …]. */
+  /** [RunnerId − previous, bit mask, …]: fields of patched rows that became null. */
+  Null: z.array(z.number().int()).optional(),
+  /** The leader's distance (m): a patched row's GapKm travels as its difference from leader − DistanceKm. */
+  L: z.number().int().optional(),
+  /**
+   * Ranks of rows not patched that are not what the viewer works out (the ranks left free by the patched rows,
+   * given in order of the old ranks): [RunnerId, Rank or null, …].
+   */
   K: z.array(z.number().int().nullable()).optional(),
   /** New fixes: [RunnerId − previous, count, then per fix: time, Δlat, Δlon against the runner's newest fix …]. */
   F: z.array(z.number()).optional(),

@@ -95,7 +95,14 @@ export function compactUpdateMessage(entry: RaceEntry, now: number): Buffer | nu
   if (!st.pending.length && st.flushed.version === entry.live.version && st.flushed.bucket === bucket)
     return null;
   st.flushed = { version: entry.live.version, bucket };
-  const delta = encodeCompactDelta(st.baseline, entry.live.leaderboard(now), st.pending, st.seq + 1, now);
+  const delta = encodeCompactDelta(
+    st.baseline,
+    entry.live.leaderboard(now),
+    st.pending,
+    st.seq + 1,
+    now,
+    entry.live.race.clockStartedAt?.getTime() ?? null,
+  );
   st.pending = [];
   if (!delta) return null;
   st.seq++;

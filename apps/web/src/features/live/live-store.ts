@@ -110,7 +110,7 @@ export function applyCompactSnapshot(msg: LiveCompactSnapshot, now: number, prev
 export function applyCompactDelta(state: LiveState, msg: LiveCompactDelta, now: number): LiveState {
   return applyUpdate(
     state,
-    decodeCompactDelta(msg, state.rows, (id) => state.trails.get(id)?.at(-1)),
+    decodeCompactDelta(msg, state.rows, (id) => state.trails.get(id)?.at(-1), state.clockStartedAt),
     now,
   );
 }
