@@ -266,6 +266,26 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
     ]);
     clock = 0;
   });
+  it('deletes the subscriptions of a race whose clock stopped more than 6 h (+ its public delay) ago', async () => {
+    const ended = await seedLiveRace(t.database.db, { runners: 1, keyPrefix: `push-ended-${kind}` });
+    const b4 = push.newBrowser();
+    const follow = () => subscribe(b4, ended.raceId, [ended.runners[0].runnerId]);
+    expect((await follow()).statusCode).toBe(201);
+    const count = async () =>
+      (await t.app.db.select().from(pushSubscriptions).where(eq(pushSubscriptions.raceId, ended.raceId)))
+        .length;
+    await t.app.db
+      .update(races)
+      .set({ clockStoppedAt: new Date(Date.now() - 5 * 60 * MIN), publicDelayMin: 30 })
+      .where(eq(races.id, ended.raceId));
+    await job.runOnce();
+    expect(await count()).toBe(1); // 5 h + 30 min: late news may still come
+    clock = 100; // 6 h 40 min after the end
+    await job.runOnce();
+    clock = 0;
+    expect(await count()).toBe(0);
+    expect(messages(b4)).toEqual([]);
+  });
 });
 
 describe.each(dbKinds)('push subscriptions: bad input, who may unsubscribe, rate limit (%s)', (kind) => {

@@ -5,6 +5,7 @@ import { HttpError } from '../lib/errors';
 import type { LiveService } from '../live/service';
 import { decideRunnerNotices, type NoticeCheckpoint } from './notices';
 import {
+  deleteRaceSubscriptions,
   deleteSubscription,
   findPublicRace,
   findRaceRunners,
@@ -26,6 +27,12 @@ export interface PushNotifierOptions {
   /** Subscriptions sent to at once. */
   concurrency?: number;
 }
+
+/**
+ * After the race clock stopped (and its public delay), late news is still told for this long (a tracker's buffered
+ * fixes, a check-in entered late); then the race's subscriptions are deleted.
+ */
+export const DONE_AFTER_END_MS = 6 * 3600_000;
 
 /** How long a push service keeps a message for a browser that is offline (s). */
 const TTL_SECONDS = 6 * 3600;
@@ -122,11 +129,20 @@ export class PushNotifier {
     this.now = opts.now ?? Date.now;
   }
 
-  /** Returns how many messages were sent. */
+  /** Returns how many messages were sent and subscriptions deleted. */
   async runOnce(signal?: AbortSignal): Promise<{ sent: number; removed: number }> {
     const totals = { sent: 0, removed: 0 };
     for (const raceId of await listSubscribedRaceIds(this.opts.db)) {
       if (signal?.aborted) break;
+      const race = await findPublicRace(this.opts.db, raceId);
+      if (
+        race?.endedAt &&
+        race.endedAt.getTime() + race.publicDelayMin * 60_000 + DONE_AFTER_END_MS < this.now()
+      ) {
+        // Nothing more will be told: the endpoints (personal data) are not kept.
+        totals.removed += await deleteRaceSubscriptions(this.opts.db, raceId);
+        continue;
+      }
       const news = await readRaceNews(this.opts.db, this.opts.live, raceId, this.now());
       if (!news) continue;
       const subs = await listRaceSubscriptions(this.opts.db, raceId);

@@ -81,6 +81,15 @@ export async function deleteSubscription(db: DbOrTx, id: number): Promise<void> 
   await db.delete(pushSubscriptions).where(eq(pushSubscriptions.id, id));
 }
 
+/** Deletes every subscription of a race; returns how many. */
+export async function deleteRaceSubscriptions(db: DbOrTx, raceId: number): Promise<number> {
+  const rows = await db
+    .delete(pushSubscriptions)
+    .where(eq(pushSubscriptions.raceId, raceId))
+    .returning({ id: pushSubscriptions.id });
+  return rows.length;
+}
+
 /** Races somebody follows with notifications. */
 export async function listSubscribedRaceIds(db: DbOrTx): Promise<number[]> {
   const rows = await db.selectDistinct({ raceId: pushSubscriptions.raceId }).from(pushSubscriptions);
