@@ -38,7 +38,7 @@ it('retries a refused live stream and goes live once a place is free', async () 
   // The same address's second stream is refused (cap 1): the panel says it is reconnecting, not stopped.
   const second = await newPage(browser);
   const refused = second.page.waitForResponse(
-    (r) => r.url().endsWith(`/api/open/races/${race.raceId}/live`) && r.status() === 429,
+    (r) => new URL(r.url()).pathname === `/api/open/races/${race.raceId}/live` && r.status() === 429,
   );
   await second.page.goto(`${server.url}/race/${race.raceId}`);
   await refused;
