@@ -53,6 +53,7 @@ export interface PublicViewOptions {
 /** The public state of a race at one moment. */
 interface PublicState {
   key: string;
+  madeAt: number;
   moment: number;
   rows: LeaderboardRow[];
   positions: RunnerPositions[];
@@ -162,6 +163,7 @@ export class PublicView {
     if (p.publicDelayMin === 0) {
       state = {
         key,
+        madeAt: now,
         moment: now,
         rows: publicRows(p, await this.opts.live.leaderboard(raceId, {})),
         positions: publicPositions(p, live.trails(trail)),
@@ -169,7 +171,13 @@ export class PublicView {
     } else {
       // The replay applies the same rules (RaceReplay.at with the race's privacy) at the public moment.
       const answer = await this.opts.replay.replay(raceId, undefined, trail);
-      state = { key, moment: publicMoment(p, now), rows: answer.Leaderboard, positions: answer.Positions };
+      state = {
+        key,
+        madeAt: now,
+        moment: publicMoment(p, now),
+        rows: answer.Leaderboard,
+        positions: answer.Positions,
+      };
     }
     this.states.set(`${raceId}:${trail}`, state);
     return state;
@@ -218,12 +226,16 @@ export class PublicView {
     this.ticking = true;
     try {
       const { live } = this.opts;
+      const now = this.now();
+      // A state is good for seconds and a race's rows are large: older ones are dropped (a reader makes a new one).
+      for (const [key, st] of this.states) if (now - st.madeAt > 60_000) this.states.delete(key);
+      for (const raceId of this.sent.keys()) if (live.viewerCount(raceId) === 0) this.sent.delete(raceId);
       for (const raceId of live.loadedRaceIds()) {
+        // Only races with viewers are read: reading a race keeps it in memory (idle races are evicted).
+        if (live.viewerCount(raceId) === 0) continue;
         const state = await live.state(raceId).catch(() => null);
-        if (!state || isOpenPrivacy(state.privacy) || live.viewerCount(raceId) === 0) {
+        if (!state || isOpenPrivacy(state.privacy)) {
           this.sent.delete(raceId);
-          this.states.delete(`${raceId}:${POSITIONS_TRAIL}`);
-          this.states.delete(`${raceId}:${SNAPSHOT_TRAIL}`);
           continue;
         }
         try {
