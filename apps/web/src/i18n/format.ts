@@ -140,6 +140,12 @@ export function formatWeekdayTime(iso: string | null | undefined, o?: FormatOpti
   return d ? d.toLocaleString(localeOf(o), { weekday: 'short', hour: '2-digit', minute: '2-digit' }) : DASH;
 }
 
+/** A date and a time to the second ("Mar 20, 2027, 9:15:04 AM"). */
+export function formatTimestampSeconds(iso: string, o?: FormatOptions): string {
+  const d = validDate(iso);
+  return d ? d.toLocaleString(localeOf(o), { dateStyle: 'medium', timeStyle: 'medium' }) : DASH;
+}
+
 /** Any date and time in the viewer's locale (the browser's default style). */
 export function formatTimestamp(iso: string, o?: FormatOptions): string {
   return new Date(iso).toLocaleString(localeOf(o));

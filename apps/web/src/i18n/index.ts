@@ -16,6 +16,12 @@ import {
 export { LANGUAGES, LANGUAGE_NAMES, UNITS, setUnits, type Language, type Units } from './settings';
 export type { Catalogue } from './en';
 
+type Leaves<T, P extends string = ''> = {
+  [K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
+}[keyof T & string];
+/** Every text's key ("board.title"). */
+export type TextKey = Leaves<Catalogue>;
+
 /**
  * The app's texts through i18next. English is bundled (the default, and the fallback of a missing key); the other
  * catalogues are lazy chunks loaded when their language is chosen, so the first screen carries only English.

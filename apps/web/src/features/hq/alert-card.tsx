@@ -4,6 +4,7 @@ import { formatDateTime } from '../../lib/format';
 import type { Alert } from './alert-types';
 import { contactParts } from './contact-links';
 import { ago, alertSubject, KIND_LABEL, STATE_LABEL } from './hq-store';
+import { t, useI18n } from '../../i18n';
 
 /** The runner's phone and emergency contact, from the director's runner read. */
 export interface RunnerContact {
@@ -37,6 +38,7 @@ export function AlertCard({
   actions: AlertActions;
   onShowOnMap?: (alert: Alert) => void;
 }) {
+  useI18n();
   const [acting, setActing] = useState<'acknowledge' | 'resolve' | null>(null);
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -80,23 +82,25 @@ export function AlertCard({
         {alert.Message ? <p className="hq-alert__message">“{alert.Message}”</p> : null}
         <dl className="hq-facts">
           <div>
-            <dt>Raised</dt>
+            <dt>{t('hq.log.raised')}</dt>
             <dd>
               <time dateTime={alert.RaisedAt}>{formatDateTime(alert.RaisedAt)}</time>{' '}
               <span className="muted">({ago(alert.RaisedAt, now)})</span>
             </dd>
           </div>
           <div>
-            <dt>Last fix</dt>
-            <dd>{seen ? `${formatDateTime(seen)} (${ago(seen, now)})` : 'None yet'}</dd>
+            <dt>{t('runner.lastFix')}</dt>
+            <dd>{seen ? `${formatDateTime(seen)} (${ago(seen, now)})` : t('hq.noneYet')}</dd>
           </div>
           <div>
-            <dt>Device</dt>
-            <dd>{alert.DeviceName ?? (alert.DeviceId !== null ? `Device ${alert.DeviceId}` : '-')}</dd>
+            <dt>{t('runners.device')}</dt>
+            <dd>
+              {alert.DeviceName ?? (alert.DeviceId !== null ? t('hq.device', { id: alert.DeviceId }) : '-')}
+            </dd>
           </div>
           {contact?.Phone ? (
             <div className="hq-facts__wide">
-              <dt>Phone</dt>
+              <dt>{t('hq.phone')}</dt>
               <dd className="hq-contact" data-testid="runner-phone">
                 <ContactText text={contact.Phone} />
               </dd>
@@ -104,7 +108,7 @@ export function AlertCard({
           ) : null}
           {contact?.EmergencyContact ? (
             <div className="hq-facts__wide">
-              <dt>Emergency contact</dt>
+              <dt>{t('hq.emergencyContact')}</dt>
               <dd className="hq-contact" data-testid="emergency-contact">
                 <ContactText text={contact.EmergencyContact} />
               </dd>
@@ -112,29 +116,29 @@ export function AlertCard({
           ) : null}
           {battery ? (
             <div>
-              <dt>Battery</dt>
+              <dt>{t('runner.battery')}</dt>
               <dd>{battery}</dd>
             </div>
           ) : null}
           {alert.AcknowledgedAt ? (
             <div>
-              <dt>Acknowledged</dt>
+              <dt>{t('hq.state.acknowledged')}</dt>
               <dd>
-                {alert.AcknowledgedBy ?? 'someone'}, {formatDateTime(alert.AcknowledgedAt)}
+                {alert.AcknowledgedBy ?? t('hq.someone')}, {formatDateTime(alert.AcknowledgedAt)}
               </dd>
             </div>
           ) : null}
           {alert.ResolvedAt ? (
             <div>
-              <dt>Resolved</dt>
+              <dt>{t('hq.state.resolved')}</dt>
               <dd>
-                {alert.ResolvedBy ?? 'automatically'}, {formatDateTime(alert.ResolvedAt)}
+                {alert.ResolvedBy ?? t('hq.automatically')}, {formatDateTime(alert.ResolvedAt)}
               </dd>
             </div>
           ) : null}
           {alert.Note ? (
             <div className="hq-facts__wide">
-              <dt>Note</dt>
+              <dt>{t('hq.note')}</dt>
               <dd className="hq-note">{alert.Note}</dd>
             </div>
           ) : null}
@@ -145,10 +149,10 @@ export function AlertCard({
               type="button"
               className="btn btn-small"
               disabled={!located}
-              title={located ? undefined : 'No position known yet'}
+              title={located ? undefined : t('hq.noPosition')}
               onClick={() => onShowOnMap(alert)}
             >
-              Show on map
+              {t('hq.showOnMap')}
             </button>
           ) : null}
           {alert.State === 'open' && acting === null ? (
@@ -157,12 +161,12 @@ export function AlertCard({
               className="btn btn-small btn-secondary"
               onClick={() => setActing('acknowledge')}
             >
-              Acknowledge
+              {t('hq.acknowledge')}
             </button>
           ) : null}
           {alert.State !== 'resolved' && acting === null ? (
             <button type="button" className="btn btn-small" onClick={() => setActing('resolve')}>
-              Resolve
+              {t('hq.resolve')}
             </button>
           ) : null}
         </div>
@@ -170,11 +174,11 @@ export function AlertCard({
           <form
             className="hq-action-form"
             onSubmit={submit}
-            aria-label={`${acting === 'acknowledge' ? 'Acknowledge' : 'Resolve'} ${alertSubject(alert)}`}
+            aria-label={`${acting === 'acknowledge' ? t('hq.acknowledge') : t('hq.resolve')} ${alertSubject(alert)}`}
           >
             <div className="field">
               <label htmlFor={noteId}>
-                Note {acting === 'resolve' ? '(what happened)' : '(who is on it)'}
+                {acting === 'resolve' ? t('hq.noteResolve') : t('hq.noteAcknowledge')}
               </label>
               <textarea
                 id={noteId}
@@ -188,7 +192,7 @@ export function AlertCard({
             </div>
             <div className="form-actions">
               <button type="submit" className="btn btn-primary btn-small" disabled={busy}>
-                {acting === 'acknowledge' ? 'Confirm acknowledge' : 'Confirm resolve'}
+                {acting === 'acknowledge' ? t('hq.confirmAcknowledge') : t('hq.confirmResolve')}
               </button>
               <button
                 type="button"
@@ -198,7 +202,7 @@ export function AlertCard({
                   setError(null);
                 }}
               >
-                Cancel
+                {t('common.cancel')}
               </button>
             </div>
             <FormError message={error} />

@@ -1,26 +1,28 @@
 import type { RunnerStatusLogEntry } from '@racebeacon/domain/entities';
 import type { AlertLogEntry } from './alert-types';
 import { alertSubject, KIND_LABEL, sortLog, type AlertMap } from './hq-store';
+import { t, useI18n } from '../../i18n';
+import { formatDistance, formatTimestampSeconds } from '../../i18n/format';
 
 /** What each state means as a log line: an alert enters `open` when it is raised. */
-const LOG_LABEL: Record<string, string> = {
-  open: 'Raised',
-  acknowledged: 'Acknowledged',
-  resolved: 'Resolved',
-};
+const LOG_KEY = {
+  open: 'hq.log.raised',
+  acknowledged: 'hq.state.acknowledged',
+  resolved: 'hq.state.resolved',
+} as const;
+const logLabel = (state: string) => (state in LOG_KEY ? t(LOG_KEY[state as keyof typeof LOG_KEY]) : state);
 
 /** To the second: several changes often happen within one minute. */
-const logTime = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const logTime = (iso: string) => formatTimestampSeconds(iso);
 
 /** A runner status change as a log line: "DNF · #12 Ana Silva · 23.4 km · Knee · by Director". */
 function statusLine(e: RunnerStatusLogEntry): string {
   const who = `${e.BibNumber ? `#${e.BibNumber} ` : ''}${e.FirstName} ${e.LastName}`;
   return [
-    e.Status ? `${e.Status} · ${who}` : `Status cleared · ${who}`,
-    e.DistanceKm !== null ? `${e.DistanceKm.toFixed(1)} km` : null,
+    e.Status ? `${e.Status} · ${who}` : `${t('hq.log.statusCleared')} · ${who}`,
+    e.DistanceKm !== null ? formatDistance(e.DistanceKm, 1) : null,
     e.Reason,
-    e.By ? `by ${e.By}` : null,
+    e.By ? t('hq.log.by', { who: e.By }) : null,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -39,13 +41,14 @@ export function HqLog({
   alerts: AlertMap;
   statusEntries?: readonly RunnerStatusLogEntry[];
 }) {
+  useI18n();
   const rows = sortLog(entries);
   const statuses = [...statusEntries].sort((a, b) => Date.parse(b.At) - Date.parse(a.At));
   return (
     <section className="card hq-log" aria-labelledby="hq-log-title">
       <div className="section-head">
         <h2 id="hq-log-title">
-          HQ log <span className="count">{rows.length + statuses.length}</span>
+          {t('hq.log.title')} <span className="count">{rows.length + statuses.length}</span>
         </h2>
       </div>
       {statuses.length > 0 ? (
@@ -56,14 +59,14 @@ export function HqLog({
                 {logTime(e.At)}
               </time>
               <span>
-                <strong>Runner status</strong> · {statusLine(e)}
+                <strong>{t('hq.log.runnerStatus')}</strong> · {statusLine(e)}
               </span>
             </li>
           ))}
         </ol>
       ) : null}
       {rows.length === 0 && statuses.length === 0 ? (
-        <p className="muted">Nothing has happened yet.</p>
+        <p className="muted">{t('hq.log.nothing')}</p>
       ) : (
         <ol className="hq-log__list">
           {rows.map((e, i) => {
@@ -74,9 +77,15 @@ export function HqLog({
                   {logTime(e.At)}
                 </time>
                 <span>
-                  <strong>{LOG_LABEL[e.State] ?? e.State}</strong>
-                  {alert ? ` · ${KIND_LABEL[alert.Kind]} · ${alertSubject(alert)}` : ` · alert ${e.AlertId}`}
-                  {e.By ? ` · by ${e.By}` : e.State === 'open' ? '' : ' · automatically'}
+                  <strong>{logLabel(e.State)}</strong>
+                  {alert
+                    ? ` · ${KIND_LABEL[alert.Kind]} · ${alertSubject(alert)}`
+                    : ` · ${t('hq.log.alert', { id: e.AlertId })}`}
+                  {e.By
+                    ? ` · ${t('hq.log.by', { who: e.By })}`
+                    : e.State === 'open'
+                      ? ''
+                      : ` · ${t('hq.automatically')}`}
                 </span>
                 {e.Note ? <span className="hq-log__note">{e.Note}</span> : null}
               </li>

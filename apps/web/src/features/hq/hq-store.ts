@@ -1,4 +1,5 @@
 import type { Alert, AlertKind, AlertLogEntry, AlertState } from './alert-types';
+import { t, type TextKey } from '../../i18n';
 
 /**
  * The HQ's alert state, as pure functions (unit-tested): every alert the screen knows by id, fed by the stream's
@@ -7,21 +8,31 @@ import type { Alert, AlertKind, AlertLogEntry, AlertState } from './alert-types'
 
 export type AlertMap = ReadonlyMap<number, Alert>;
 
-export const KIND_LABEL: Record<AlertKind, string> = {
-  sos: 'SOS',
-  help: 'Help request',
-  'no-movement': 'No movement',
-  'lost-signal': 'Lost signal',
-  'low-battery': 'Low battery',
-  'off-course': 'Off course',
-  'cutoff-risk': 'Cut-off risk',
-};
+const KIND_KEY = {
+  sos: 'hq.kind.sos',
+  help: 'hq.kind.help',
+  'no-movement': 'hq.kind.noMovement',
+  'lost-signal': 'hq.kind.lostSignal',
+  'low-battery': 'hq.kind.lowBattery',
+  'off-course': 'hq.kind.offCourse',
+  'cutoff-risk': 'hq.kind.cutoffRisk',
+} as const satisfies Record<AlertKind, string>;
 
-export const STATE_LABEL: Record<AlertState, string> = {
-  open: 'Open',
-  acknowledged: 'Acknowledged',
-  resolved: 'Resolved',
-};
+const STATE_KEY = {
+  open: 'hq.state.open',
+  acknowledged: 'hq.state.acknowledged',
+  resolved: 'hq.state.resolved',
+} as const satisfies Record<AlertState, string>;
+
+/** A label per key in the viewer's language, read when shown (`KIND_LABEL[kind]`). */
+function translatedLabels<K extends string>(keys: Record<K, TextKey>): Record<K, string> {
+  return new Proxy({} as Record<K, string>, {
+    get: (_target, key) => (typeof key === 'string' && key in keys ? t(keys[key as K]) : undefined),
+  });
+}
+
+export const KIND_LABEL: Record<AlertKind, string> = translatedLabels(KIND_KEY);
+export const STATE_LABEL: Record<AlertState, string> = translatedLabels(STATE_KEY);
 
 /** The snapshot replaces every open and acknowledged alert; resolved ones already known are kept. */
 export function applySnapshot(current: AlertMap, active: readonly Alert[]): AlertMap {
@@ -95,14 +106,16 @@ export function openSos(alerts: AlertMap): Alert[] {
 
 /** "(2) Race HQ – Name": the tab shows how many alerts wait for someone, even behind other tabs. */
 export function hqTitle(raceName: string, open: number): string {
-  return `${open > 0 ? `(${open}) ` : ''}Race HQ – ${raceName}`;
+  return `${open > 0 ? `(${open}) ` : ''}${t('hq.title')} – ${raceName}`;
 }
 
 /** Who an alert is about: "#12 Ada Lovelace", or the device when no runner holds it. */
 export function alertSubject(a: Pick<Alert, 'BibNumber' | 'RunnerName' | 'DeviceName' | 'DeviceId'>): string {
   const runner = [a.BibNumber ? `#${a.BibNumber}` : null, a.RunnerName].filter(Boolean).join(' ');
   if (runner) return runner;
-  return a.DeviceName ?? (a.DeviceId !== null ? `Device ${a.DeviceId}` : 'Unknown runner');
+  return (
+    a.DeviceName ?? (a.DeviceId !== null ? t('hq.device', { id: a.DeviceId }) : t('checkin.unknownRunner'))
+  );
 }
 
 /** The log newest first. */
@@ -115,12 +128,12 @@ export function ago(iso: string | null, now: number): string {
   if (!iso) return '-';
   const ms = now - Date.parse(iso);
   if (Number.isNaN(ms)) return '-';
-  if (ms < 60_000) return 'just now';
+  if (ms < 60_000) return t('time.justNow');
   const min = Math.floor(ms / 60_000);
-  if (min < 60) return `${min} min ago`;
+  if (min < 60) return t('time.minutesAgo', { min });
   const h = Math.floor(min / 60);
-  if (h < 48) return `${h} h ${min % 60} min ago`;
-  return `${Math.floor(h / 24)} days ago`;
+  if (h < 48) return t('time.hoursAgo', { h, min: min % 60 });
+  return t('time.daysAgo', { days: Math.floor(h / 24) });
 }
 
 /** New alerts worth a sound: open SOS alerts in `next` that were not open SOS alerts in `prev`. */

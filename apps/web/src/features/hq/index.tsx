@@ -24,18 +24,19 @@ import {
 import { createBeeper, type Beeper } from './sound';
 import { useAlertStream, type StreamStatus } from './use-alert-stream';
 import './hq.css';
+import { t, useI18n } from '../../i18n';
 
 const HqMap = lazy(() => import('./hq-map'));
 
 /** How often the map's runner positions are read again (the alerts themselves arrive on the stream). */
 const MAP_REFRESH_MS = 20_000;
 
-const STATUS_LABEL: Record<StreamStatus, string> = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  reconnecting: 'Reconnecting…',
-  denied: 'No access',
-};
+const STATUS_KEY = {
+  connecting: 'live.connecting',
+  live: 'live.title',
+  reconnecting: 'live.reconnecting',
+  denied: 'hq.noAccess',
+} as const satisfies Record<StreamStatus, string>;
 
 /**
  * Race HQ: the race's safety alerts, live, for its director or an admin. Open alerts first (SOS on top), the map,
@@ -45,6 +46,7 @@ const STATUS_LABEL: Record<StreamStatus, string> = {
 export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSettings: boolean }) {
   const raceId = race.RaceId;
   const config = useAppConfig();
+  useI18n();
   const [log, setLog] = useState<AlertLogEntry[]>([]);
   const [statusLog, setStatusLog] = useState<RunnerStatusLogEntry[]>([]);
   const logTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -204,8 +206,8 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
   if (status === 'denied')
     return (
       <div className="empty-state">
-        <p className="empty-title">You cannot open this Race HQ.</p>
-        <p role="alert">Only the race’s director or an administrator can see its safety alerts.</p>
+        <p className="empty-title">{t('hq.deniedTitle')}</p>
+        <p role="alert">{t('hq.denied')}</p>
       </div>
     );
 
@@ -213,25 +215,25 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
     <div className="hq">
       <div className="hq-head">
         <div>
-          <h1 className="hq-title">Race HQ</h1>
+          <h1 className="hq-title">{t('hq.title')}</h1>
           <p className="muted hq-race">{race.Name}</p>
         </div>
         <div className="hq-head__controls">
           <p className={`hq-connection hq-connection--${status}`} role="status" data-status={status}>
-            {STATUS_LABEL[status]}
+            {t(STATUS_KEY[status])}
           </p>
           <button
             type="button"
             className={`btn btn-small hq-sound ${soundOn ? 'btn-secondary' : ''}`}
             aria-pressed={soundOn}
-            title={soundOn ? 'A new SOS beeps. Press to mute.' : 'Press to hear a beep when an SOS arrives.'}
+            title={soundOn ? t('hq.soundOnTitle') : t('hq.soundOffTitle')}
             onClick={toggleSound}
           >
             {/* One label, its state in aria-pressed (a toggle whose name flips reads ambiguously). */}
             <span className="hq-sound__box" aria-hidden="true">
               {soundOn ? '✓' : ''}
             </span>
-            Sound on
+            {t('hq.sound')}
           </button>
         </div>
       </div>
@@ -239,8 +241,10 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
       {sos.length > 0 ? (
         <div className="hq-sos-banner" role="alert" data-testid="sos-banner">
           <strong>SOS</strong>{' '}
-          {sos.map((a) => `${alertSubject(a)} (raised ${formatDateTime(a.RaisedAt)})`).join('; ')}
-          {' — acknowledge it below once someone is on it.'}
+          {sos
+            .map((a) => t('hq.sosRaised', { who: alertSubject(a), time: formatDateTime(a.RaisedAt) }))
+            .join('; ')}
+          {` — ${t('hq.sosAction')}`}
         </div>
       ) : null}
 
@@ -248,21 +252,21 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
         <section className="card hq-alerts" aria-labelledby="hq-open-title">
           <div className="section-head">
             <h2 id="hq-open-title">
-              Alerts{' '}
+              {t('hq.alerts')}{' '}
               <span className="count" data-testid="open-count">
                 {active.length}
               </span>
             </h2>
             <span className="muted hq-open-line">
-              {open} open, {active.length - open} acknowledged
+              {t('hq.openLine', { open, acknowledged: active.length - open })}
             </span>
           </div>
           {!loaded ? (
-            <p className="muted">{status === 'reconnecting' ? 'Reconnecting…' : 'Loading alerts…'}</p>
+            <p className="muted">{status === 'reconnecting' ? t('live.reconnecting') : t('hq.loading')}</p>
           ) : active.length === 0 ? (
-            <p className="hq-all-clear">No open alerts. All quiet.</p>
+            <p className="hq-all-clear">{t('hq.allClear')}</p>
           ) : (
-            <ul className="hq-alert-list" aria-label="Open and acknowledged alerts">
+            <ul className="hq-alert-list" aria-label={t('hq.activeList')}>
               {active.map((a) => (
                 <AlertCard
                   key={a.AlertId}
@@ -279,12 +283,12 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
           )}
           <details className="hq-resolved">
             <summary>
-              Resolved <span className="count">{resolved.length}</span>
+              {t('hq.state.resolved')} <span className="count">{resolved.length}</span>
             </summary>
             {resolved.length === 0 ? (
-              <p className="muted">None yet.</p>
+              <p className="muted">{t('hq.noneYetDot')}</p>
             ) : (
-              <ul className="hq-alert-list" aria-label="Resolved alerts">
+              <ul className="hq-alert-list" aria-label={t('hq.resolvedList')}>
                 {resolved.map((a) => (
                   <AlertCard
                     key={a.AlertId}
@@ -302,11 +306,9 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
         </section>
 
         <section className="card hq-map-card" aria-labelledby="hq-map-title" ref={mapRef}>
-          <h2 id="hq-map-title">Map</h2>
-          <p className="muted hq-map-note">
-            Alerting runners are marked with their bib; lines show each runner’s last hour.
-          </p>
-          <Suspense fallback={<div className="hq-map hq-map--loading">Loading map…</div>}>
+          <h2 id="hq-map-title">{t('hq.map')}</h2>
+          <p className="muted hq-map-note">{t('hq.mapNote')}</p>
+          <Suspense fallback={<div className="hq-map hq-map--loading">{t('common.loadingMap')}</div>}>
             <HqMap
               track={track}
               positions={positions}
@@ -326,7 +328,7 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
       {canEditSettings ? (
         <details className="card hq-settings-card">
           <summary>
-            <h2>Alert settings</h2>
+            <h2>{t('hq.settings')}</h2>
           </summary>
           <AlertSettingsForm raceId={raceId} />
         </details>
