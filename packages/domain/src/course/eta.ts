@@ -152,13 +152,16 @@ interface Fold {
   stopAt: Map<number, number>;
 }
 
-const FOLD_STRIDE = 64;
+/** A kept fold every this many points: a question folds at most FOLD_STRIDE - 1 points past the nearest one. */
+const FOLD_STRIDE = 32;
+/** The stops of a kept fold without any (most): one shared map, never written (a resumed fold copies it). */
+const NO_STOPS: Map<number, number> = new Map();
 
 /** Kept folds by the progress point they end at (garbage with the point). */
 const foldCache = new WeakMap<ProgressPoint, { course: PreparedCourse; startMs: number; fold: Fold }>();
 
 function keptFold(f: Fold): Fold {
-  return { ...f, secLen: f.secT.length, stopAt: new Map(f.stopAt) };
+  return { ...f, secLen: f.secT.length, stopAt: f.stopAt.size > 0 ? new Map(f.stopAt) : NO_STOPS };
 }
 
 function resumedFold(f: Fold): Fold {
