@@ -178,12 +178,20 @@ it('Notify me: permission on the click, the browser’s keys reach the server, a
     .toEqual([{ title: message.title, body: message.body, tag: `runner-${race.raceId}-${a.runnerId}` }]);
   await screenshot(page, 'push-notify-on');
 
-  // Off again: the subscription is deleted on the server.
+  const subscribed = async () =>
+    (await server.app.db.select().from(pushSubscriptions)).map((r) => [r.endpoint, r.runnerIds]);
+  // Unfollowing the only followed runner stops the notifications: the subscription is deleted on the server.
+  await page.getByRole('button', { name: 'Following ✓' }).click();
+  await page.locator('[data-testid="notify-me"][aria-pressed="false"]').waitFor();
+  await expect.poll(subscribed, { timeout: 10_000 }).toEqual([]);
+  // On again (the same subscription), then off with the button: deleted again, the runner still followed.
+  await notify.click();
+  await page.locator('[data-testid="notify-me"][aria-pressed="true"]').waitFor();
+  await expect.poll(subscribed, { timeout: 10_000 }).toEqual([[mine.endpoint, [a.runnerId]]]);
   await notify.click();
   await page.locator('[data-testid="notify-me"][aria-pressed="false"]').waitFor();
-  await expect
-    .poll(async () => (await server.app.db.select().from(pushSubscriptions)).length, { timeout: 10_000 })
-    .toBe(0);
+  await expect.poll(subscribed, { timeout: 10_000 }).toEqual([]);
+  await page.getByRole('button', { name: 'Following ✓' }).waitFor();
   expect(errors).toEqual([]);
   await context.close();
 });

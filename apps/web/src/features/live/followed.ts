@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { pushEnabled, syncPush } from './push';
 
 /**
  * The runners a spectator follows, per race, kept in the browser (localStorage): pinned at the top of the
@@ -24,6 +25,11 @@ export function writeFollowed(raceId: number, ids: number[]): void {
   } catch {
     // Storage full or disabled (private mode): following lasts for this page only.
   }
+  // Notifications (push.ts) are about the same runners.
+  if (pushEnabled(raceId))
+    syncPush(raceId, ids).catch((err: unknown) =>
+      console.warn('Notifications: the followed runners not updated', err),
+    );
   window.dispatchEvent(new CustomEvent(EVENT, { detail: raceId }));
 }
 

@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { t } from '../../i18n';
-import { disablePush, enablePush, PushError, pushEnabled, syncPush, type PushProblem } from './push';
+import { disablePush, enablePush, PushError, pushEnabled, type PushProblem } from './push';
 import './notify.css';
 
 const PROBLEM_TEXT: Record<PushProblem, () => string> = {
@@ -13,7 +13,7 @@ const PROBLEM_TEXT: Record<PushProblem, () => string> = {
 /**
  * "Notify me" beside Follow: Web Push about the runners this browser follows in the race (this one is followed on
  * the way). The permission is asked only on this click; a refusal is said plainly. While on, a change of the
- * followed runners is sent to the server.
+ * followed runners is sent to the server (followed.ts).
  */
 export function NotifyButton(props: {
   raceId: number;
@@ -25,17 +25,9 @@ export function NotifyButton(props: {
   const [on, setOn] = useState(() => pushEnabled(raceId));
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<PushProblem | null>(null);
-  const idsKey = [...followed].sort((a, b) => a - b).join(',');
-  const lastSynced = useRef(idsKey);
-
-  useEffect(() => {
-    if (lastSynced.current === idsKey) return;
-    lastSynced.current = idsKey;
-    const ids = idsKey ? idsKey.split(',').map(Number) : [];
-    syncPush(raceId, ids)
-      .then(() => setOn(pushEnabled(raceId)))
-      .catch((err: unknown) => console.warn('Notifications: could not update the followed runners', err));
-  }, [raceId, idsKey]);
+  const idsKey = [...followed].join(',');
+  // Unfollowing the last runner turns notifications off (followed.ts tells the server).
+  useEffect(() => setOn(pushEnabled(raceId)), [raceId, idsKey]);
 
   const click = async () => {
     setBusy(true);
@@ -49,7 +41,6 @@ export function NotifyButton(props: {
         ids.add(runnerId);
         await enablePush(raceId, [...ids].slice(0, 50));
         // Followed once notifications are on (the server already has this list).
-        lastSynced.current = [...ids].sort((a, b) => a - b).join(',');
         if (!followed.has(runnerId)) follow(runnerId);
         setOn(true);
       }

@@ -90,11 +90,17 @@ async function subscription(): Promise<PushSubscription> {
   }
 }
 
+/** What was last sent per race (endpoint and runners), so an unchanged list is not sent again. */
+const lastSent = new Map<number, string>();
+const sentKey = (endpoint: string, runnerIds: number[]) =>
+  `${endpoint} ${[...runnerIds].sort((a, b) => a - b).join(',')}`;
+
 async function send(
   raceId: number,
   runnerIds: number[],
   sub: PushSubscription,
 ): Promise<PushSubscriptionInfo> {
+  lastSent.set(raceId, sentKey(sub.endpoint, runnerIds));
   const json = sub.toJSON();
   const body: PushSubscriptionBody = {
     Subscription: {
@@ -121,17 +127,22 @@ export async function enablePush(raceId: number, runnerIds: number[]): Promise<v
   setEnabled(raceId, true);
 }
 
-/** The followed runners changed while notifications are on: tell the server (none left: stop). */
+/**
+ * The followed runners changed (followed.ts, on any page of the race) while notifications are on: tell the server
+ * (none left: stop, turned off before the first await, so a reader right after sees it).
+ */
 export async function syncPush(raceId: number, runnerIds: number[]): Promise<void> {
   if (!pushEnabled(raceId) || !pushSupported() || Notification.permission !== 'granted') return;
   if (runnerIds.length === 0) return disablePush(raceId);
   const reg = await navigator.serviceWorker.getRegistration(PUSH_SCOPE);
   const sub = await reg?.pushManager.getSubscription();
-  if (sub) await send(raceId, runnerIds.slice(0, 50), sub);
+  const ids = runnerIds.slice(0, 50);
+  if (sub && lastSent.get(raceId) !== sentKey(sub.endpoint, ids)) await send(raceId, ids, sub);
 }
 
 export async function disablePush(raceId: number): Promise<void> {
   setEnabled(raceId, false);
+  lastSent.delete(raceId);
   if (!pushSupported()) return;
   const reg = await navigator.serviceWorker.getRegistration(PUSH_SCOPE);
   const sub = await reg?.pushManager.getSubscription();
