@@ -233,15 +233,16 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
   }
   const means = distances.slice();
   const last = fixes.length - 1;
-  if (passes[last] !== null) {
+  if (passes[last] !== null && hasAlternative(nodes, end.d, end.cost)) {
     means[last] = posteriorMean(
       nodes.map((x) => [x, x.cost] as const),
       end.d,
       end.cost,
     );
   }
-  if (last >= 1 && passes[last - 1] !== null) {
-    // The fix before the newest: each of its places with the best way on to the newest fix (or skipping it).
+  // The fix before the newest (a node's cost there is at most what its best sequence on costs).
+  if (last >= 1 && passes[last - 1] !== null && hasAlternative(before, distances[last - 1], end.cost)) {
+    // Each of its places with the best way on to the newest fix (or skipping it).
     const f = fixes[last];
     const weighed = before.map((a) => {
       let cost = a.cost + SKIP_COST;
@@ -253,6 +254,16 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     means[last - 1] = posteriorMean(weighed, distances[last - 1], end.cost);
   }
   return { passes, distances, means, margin: alternative - end.cost };
+}
+
+/** Whether any node could be averaged in by posteriorMean (most fixes: none, and no need to weigh them). */
+function hasAlternative(nodes: readonly Node[], bestD: number, bestCost: number): boolean {
+  for (const a of nodes) {
+    if (a.c === null || a.cost - bestCost > MEAN_COST) continue;
+    const apart = Math.abs(a.d - bestD);
+    if (apart >= AMBIGUOUS_DISTANCE_M && apart <= MEAN_SPAN_M) return true;
+  }
+  return false;
 }
 
 /**
