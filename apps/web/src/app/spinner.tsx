@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { getInFlight, subscribeInFlight } from '../lib/api-client';
+import { t } from '../i18n';
 
 export function useBusy(): boolean {
   return useSyncExternalStore(subscribeInFlight, () => getInFlight() > 0);
@@ -14,7 +15,7 @@ export function SpinnerOverlay({ busy }: { busy: boolean }) {
   return (
     <div className="spinner-overlay" data-testid="spinner-overlay" role="status" aria-live="polite">
       <div className="spinner" aria-hidden="true" />
-      <span className="visually-hidden">Loading…</span>
+      <span className="visually-hidden">{t('common.loading')}</span>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import type { ApiFailure } from '../lib/api-client';
+import { t } from '../i18n';
 
 /**
  * The server's reason for a failed action, next to the form or control that caused it. The API client has already
@@ -18,8 +19,8 @@ export function FormError({ message }: { message: string | null }) {
 export function failureMessage(err: unknown): string {
   const failure = err as Partial<ApiFailure> | null;
   if (failure && typeof failure === 'object') {
-    if (failure.status === 0) return 'The server could not be reached. Check your connection and try again.';
+    if (failure.status === 0) return t('errors.unreachable');
     if (typeof failure.message === 'string' && failure.message.trim()) return failure.message;
   }
-  return 'That did not work. Please try again.';
+  return t('errors.generic');
 }

@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { ModalDialog } from './modal-dialog';
+import { useI18n } from '../i18n';
 
 export interface SelectOption {
   value: string;
@@ -26,18 +27,19 @@ export function SelectDialog({
   onClose(): void;
 }) {
   const [value, setValue] = useState('');
+  const { t } = useI18n();
   const id = useId();
   return (
     <ModalDialog title={title} onClose={onClose} onSubmit={() => value && onConfirm(value)}>
       {options === undefined ? (
-        <p>Loading…</p>
+        <p>{t('common.loading')}</p>
       ) : options.length === 0 ? (
         <p className="muted">{emptyText}</p>
       ) : (
         <div className="field">
           <label htmlFor={`${id}-select`}>{label}</label>
           <select id={`${id}-select`} value={value} onChange={(e) => setValue(e.target.value)} autoFocus>
-            <option value="">Choose…</option>
+            <option value="">{t('common.choose')}</option>
             {options.map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}
@@ -48,10 +50,10 @@ export function SelectDialog({
       )}
       <div className="dialog-actions">
         <button type="button" className="btn btn-ghost" onClick={onClose}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" className="btn btn-primary" disabled={!value}>
-          Confirm
+          {t('common.confirm')}
         </button>
       </div>
     </ModalDialog>

@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Die Texte auf Deutsch (dieselben Schlüssel wie en.ts). */
 const de: Catalogue = {
   common: {
+    choose: 'Auswählen…',
+    confirm: 'Bestätigen',
     save: 'Speichern',
     delete: 'Löschen',
     loading: 'Wird geladen…',
@@ -103,6 +105,10 @@ const de: Catalogue = {
     checkinDnf: 'Startnummer {{bib}} an diesem Kontrollpunkt als Aufgabe (DNF) erfassen?',
     revokeCheckinLink:
       'Diesen Check-in-Link widerrufen? Helferinnen und Helfer, die ihn nutzen, können dann keine Einträge mehr senden.',
+  },
+  errors: {
+    unreachable: 'Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuche es erneut.',
+    generic: 'Das hat nicht geklappt. Bitte versuche es erneut.',
   },
   alert: {
     deviceName: 'Bitte gib einen Namen ein',

@@ -5,6 +5,8 @@
  */
 const en = {
   common: {
+    choose: 'Choose…',
+    confirm: 'Confirm',
     save: 'Save',
     delete: 'Delete',
     loading: 'Loading…',
@@ -104,6 +106,10 @@ const en = {
     approveRace: 'Are you sure you want to approve this race?',
     checkinDnf: 'Record bib {{bib}} as DNF (did not finish) at this checkpoint?',
     revokeCheckinLink: 'Revoke this check-in link? Volunteers using it can no longer send entries.',
+  },
+  errors: {
+    unreachable: 'The server could not be reached. Check your connection and try again.',
+    generic: 'That did not work. Please try again.',
   },
   alert: {
     deviceName: 'Please enter a name',

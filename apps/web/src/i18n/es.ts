@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Los textos en español (las mismas claves que en.ts). */
 const es: Catalogue = {
   common: {
+    choose: 'Elige…',
+    confirm: 'Confirmar',
     save: 'Guardar',
     delete: 'Eliminar',
     loading: 'Cargando…',
@@ -103,6 +105,10 @@ const es: Catalogue = {
     checkinDnf: '¿Registrar el dorsal {{bib}} como abandono (DNF) en este control?',
     revokeCheckinLink:
       '¿Revocar este enlace de control? Los voluntarios que lo usan ya no podrán enviar registros.',
+  },
+  errors: {
+    unreachable: 'No se pudo contactar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
+    generic: 'No ha funcionado. Inténtalo de nuevo.',
   },
   alert: {
     deviceName: 'Introduce un nombre',

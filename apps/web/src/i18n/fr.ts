@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** Les textes en français (mêmes clés que en.ts). */
 const fr: Catalogue = {
   common: {
+    choose: 'Choisir…',
+    confirm: 'Confirmer',
     save: 'Enregistrer',
     delete: 'Supprimer',
     loading: 'Chargement…',
@@ -103,6 +105,10 @@ const fr: Catalogue = {
     checkinDnf: 'Enregistrer le dossard {{bib}} comme abandon (DNF) à ce point de contrôle ?',
     revokeCheckinLink:
       "Révoquer ce lien de pointage ? Les bénévoles qui l'utilisent ne pourront plus envoyer de saisies.",
+  },
+  errors: {
+    unreachable: 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
+    generic: "Cela n'a pas fonctionné. Veuillez réessayer.",
   },
   alert: {
     deviceName: 'Veuillez saisir un nom',

@@ -3,6 +3,8 @@ import type { Catalogue } from './en';
 /** I testi in italiano (le stesse chiavi di en.ts). */
 const it: Catalogue = {
   common: {
+    choose: 'Scegli…',
+    confirm: 'Conferma',
     save: 'Salva',
     delete: 'Elimina',
     loading: 'Caricamento…',
@@ -103,6 +105,10 @@ const it: Catalogue = {
     checkinDnf: 'Registrare il pettorale {{bib}} come ritirato (DNF) a questo punto di controllo?',
     revokeCheckinLink:
       'Revocare questo link di check-in? I volontari che lo usano non potranno più inviare registrazioni.',
+  },
+  errors: {
+    unreachable: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
+    generic: 'Non ha funzionato. Riprova.',
   },
   alert: {
     deviceName: 'Inserisci un nome',
