@@ -34,6 +34,8 @@ describe.each(dbKinds)('runners API (%s)', (kind) => {
       // No DNS/DNF/DSQ set by people.
       Status: null,
       StatusReason: null,
+      // Privacy: the live position is public unless the runner hides it.
+      HidePosition: false,
     });
   });
 
