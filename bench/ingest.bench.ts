@@ -5,6 +5,8 @@
  * BENCH_BASELINE_SERVER=<path to another build's dist/server.js> measures that build too, in the same rounds, on a
  * database of its own (e.g. the build of an earlier commit, for a before/after). BENCH_CPU_PROF=<dir> runs the
  * server under `node --cpu-prof` and writes its profile there.
+ * Each round also measures the same server's GET /api/health (every app-wide hook, no ingest work): the ratio a
+ * route of this app reaches before doing anything of its own.
  * Then the same well-behaved load with one poisoning device beside it (issue 9, defect 3), its figures against
  * the well-behaved load alone in the same rounds:
  * - a device sending `batt=1e39` (out of range for the `real` column): refused by validation (400) before it
@@ -220,6 +222,7 @@ export default async function ingestBench() {
     type Cpu<T> = T & { serverCpuMs: number; pgCpuMs: number };
     const rounds: {
       base: Cpu<RunResult>;
+      health: Cpu<RunResult>;
       ingest: Counted<Cpu<RunResult>>;
       before: Cpu<RunResult> | null;
       range: Counted<Awaited<ReturnType<typeof runPoisoned>>>;
@@ -230,6 +233,8 @@ export default async function ingestBench() {
     for (let i = 0; i < ROUNDS; i++)
       rounds.push({
         base: await measured(noop.child.pid!, none, () => run(noopUrl)),
+        // The same built server's GET /api/health: every app-wide hook and no ingest work, the ceiling of a route.
+        health: await measured(server.child.pid!, none, () => run(`${ingestUrl}/api/health`)),
         ingest: await counted(() => measured(server.child.pid!, pgOf(0), () => run(ingestUrl, setup))),
         before: baseline
           ? await measured(baseline.child.pid!, pgOf(1), () => run(baseline.url, setup))
@@ -244,7 +249,7 @@ export default async function ingestBench() {
     const ingestRps = sum((r) => r.ingest.rps) / ROUNDS;
     for (const [i, r] of rounds.entries()) {
       console.log(
-        `round ${i + 1}: no-op ${r.base.rps.toFixed(0)} req/s, ingest ${r.ingest.rps.toFixed(0)} pings/s (p99 ${r.ingest.p99} ms), ratio ${(r.ingest.rps / r.base.rps).toFixed(2)}` +
+        `round ${i + 1}: no-op ${r.base.rps.toFixed(0)} req/s, /api/health ${r.health.rps.toFixed(0)} req/s, ingest ${r.ingest.rps.toFixed(0)} pings/s (p99 ${r.ingest.p99} ms), ratio ${(r.ingest.rps / r.base.rps).toFixed(2)}` +
           (r.before
             ? `; baseline build ${r.before.rps.toFixed(0)} pings/s (p99 ${r.before.p99} ms), ratio ${(r.before.rps / r.base.rps).toFixed(2)}`
             : ''),
@@ -287,6 +292,14 @@ export default async function ingestBench() {
       );
     };
     cpuLine('this build', (r) => r.ingest);
+    const healthRps = sum((r) => r.health.rps) / ROUNDS;
+    console.log(
+      `GET /api/health of the same built server (its hooks, no ingest work): ${healthRps.toFixed(0)} req/s, ratio to ` +
+        `no-op ${(healthRps / baseRps).toFixed(2)}, server CPU ${perReq(
+          sum((r) => r.health.serverCpuMs),
+          sum((r) => r.health.ok),
+        ).toFixed(0)} µs per request: what any route of the app costs before its own work`,
+    );
     if (baseline) cpuLine('baseline build', (r) => r.before!);
     if (baseline) {
       const beforeRps = sum((r) => r.before!.rps) / ROUNDS;
