@@ -1,12 +1,10 @@
 import {
   buildLeaderboard,
   computeRunnerState,
-  flowSeries,
   prepareCourse,
   RunnerTimeline,
   trailIsPublic,
   type FlowAnswer,
-  type FlowCheckpoint,
   type LeaderboardRow,
   type LeaderboardRunner,
   type PreparedCourse,
@@ -20,6 +18,8 @@ import {
 import type { CheckpointRow } from '../checkpoints/repository';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
+import { replayFlow } from './replay-flow';
+import { ReplayRaceOps } from './replay-ops';
 import type { CheckinPassingRow, ReceivedFixRow, StatusChangeRow } from './replay-repository';
 import {
   batteryLabel,
@@ -42,9 +42,6 @@ import {
 /** Ids at most this far below the highest seen are read again: a transaction may commit after a later one. */
 export const REREAD_ID_WINDOW = 10_000;
 
-/** Thinning tolerance of the flow chart's lines: a fraction of the chart (≈ 1 px on a 500 px chart). */
-const FLOW_TOLERANCE = 0.002;
-
 export class RaceReplay {
   readonly generation: string;
   /** The live state's version when the fixes were last read (the service reads again when it moves). */
@@ -56,12 +53,8 @@ export class RaceReplay {
   private readonly runners: RunnerLive[];
   /** The newest arrival of a fix taken before the clock stopped (a late fix can extend a finished race's replay). */
   private lastArrivalInRaceMs = -Infinity;
-  /** Statuses set by people, per runner oldest first: the one in force at a moment is the last recorded by then. */
-  private statusHistory = new Map<number, StatusChangeRow[]>();
-  /** Aid-station check-ins per runner: one counts from when the server was told of it. */
-  private checkinsByRunner = new Map<number, CheckinPassingRow[]>();
-  /** Check-ins already in the timelines as fixes (runner:checkpoint:time). */
-  private readonly checkinFixesApplied = new Set<string>();
+  /** Statuses set by people and aid-station check-ins, each from when it was known. */
+  private readonly ops = new ReplayRaceOps();
 
   constructor(
     private readonly live: RaceLive,
@@ -78,7 +71,7 @@ export class RaceReplay {
    * checkpoint). Fixes already applied (by id) are skipped.
    */
   apply(fixRows: ReceivedFixRow[], checkins: readonly CheckinPassingRow[] = []): void {
-    const rows = this.withCheckinFixes(fixRows, checkins);
+    const rows = this.ops.withCheckinFixes(fixRows, checkins);
     const course = this.live.course;
     const stopMs = this.live.clock.stopMs;
     const byId = new Map(this.runners.map((r) => [r.info.id, r]));
@@ -130,54 +123,9 @@ export class RaceReplay {
     this.pruneSeen();
   }
 
-  /** The fixes with the check-ins not applied yet as fixes (id -1), in arrival order (then runner and time). */
-  private withCheckinFixes(rows: ReceivedFixRow[], checkins: readonly CheckinPassingRow[]): ReceivedFixRow[] {
-    const added: ReceivedFixRow[] = [];
-    for (const c of checkins) {
-      const key = `${c.runnerId}:${c.checkpointId}:${c.t}`;
-      if (this.checkinFixesApplied.has(key)) continue;
-      this.checkinFixesApplied.add(key);
-      added.push({ ...c, id: -1, batteryPercent: null, batteryState: null });
-    }
-    if (added.length === 0) return rows;
-    const order = (a: ReceivedFixRow, b: ReceivedFixRow) =>
-      a.receivedMs - b.receivedMs || a.runnerId - b.runnerId || a.t - b.t;
-    added.sort(order);
-    const out: ReceivedFixRow[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < rows.length || j < added.length)
-      out.push(
-        j >= added.length || (i < rows.length && order(rows[i], added[j]) <= 0) ? rows[i++] : added[j++],
-      );
-    return out;
-  }
-
   /** The race's status history and check-ins as stored now (read again with every new fix or change). */
   setRaceOps(history: StatusChangeRow[], checkins: CheckinPassingRow[]): void {
-    this.statusHistory = groupByRunner(history);
-    this.checkinsByRunner = groupByRunner(checkins);
-  }
-
-  /** The status set by people in force at `atMs` (the live rule of `manualStatusOf`, at that moment). */
-  private manualStatusAt(runnerId: number, atMs: number): LeaderboardRunner['manualStatus'] {
-    const history = this.statusHistory.get(runnerId);
-    if (!history) return null;
-    let current: StatusChangeRow | null = null;
-    for (const h of history) if (h.atMs <= atMs) current = h;
-    const s = current?.status;
-    if (s !== 'DNS' && s !== 'DNF' && s !== 'DSQ') return null;
-    return { status: s, distanceM: current!.distanceM };
-  }
-
-  /** The check-ins known at `atMs`. */
-  private checkinsAt(runnerId: number, atMs: number): { checkpointId: number; t: number }[] {
-    const all = this.checkinsByRunner.get(runnerId);
-    if (!all) return [];
-    const out: { checkpointId: number; t: number }[] = [];
-    for (const c of all)
-      if (c.receivedMs <= atMs && c.t <= atMs) out.push({ checkpointId: c.checkpointId, t: c.t });
-    return out;
+    this.ops.set(history, checkins);
   }
 
   private pruneSeen(): void {
@@ -237,8 +185,8 @@ export class RaceReplay {
         leaderboardRunnerOf(r, {
           state,
           BatteryState: battery,
-          manualStatus: this.manualStatusAt(r.info.id, atMs),
-          checkins: this.checkinsAt(r.info.id, atMs),
+          manualStatus: this.ops.manualStatusAt(r.info.id, atMs),
+          checkins: this.ops.checkinsAt(r.info.id, atMs),
         }),
       );
     }
@@ -262,49 +210,10 @@ export class RaceReplay {
 
   /** Every runner's distance against time for the race-flow chart, with the checkpoints (or course waypoints). */
   flow(nowMs: number, checkpoints: CheckpointRow[]): FlowAnswer {
-    const { fromMs, toMs } = this.range(nowMs);
     const course = this.live.course;
-    const lengthKm = course ? Math.round(course.lengthM) / 1000 : null;
-    const Checkpoints: FlowCheckpoint[] =
-      checkpoints.length > 0
-        ? checkpoints
-            .filter((c) => c.kind !== 'start')
-            .map((c) => ({
-              Name: c.name,
-              DistanceKm: Math.round(c.distanceM) / 1000,
-              Cutoff: c.cutoffTime?.toISOString() ?? null,
-            }))
-        : (course?.waypoints ?? []).map((w) => ({
-            Name: w.name,
-            DistanceKm: Math.round(w.distanceM) / 1000,
-            Cutoff: null,
-          }));
-    const spanMs = fromMs !== null ? Math.max(60_000, toMs - fromMs) : 3600_000;
-    const Runners = this.runners.map((r) => {
-      const got = course ? this.timelines.get(r.info.id)?.at(toMs) : undefined;
-      const gapMs = r.opts.staleAfterMs ?? 3 * r.expectedMs;
-      return {
-        RunnerId: r.info.id,
-        BibNumber: r.info.bibNumber,
-        FirstName: r.info.firstName,
-        LastName: r.info.lastName,
-        Lines: got
-          ? flowSeries(got.state.progress, {
-              gapMs,
-              spanMs,
-              lengthKm: lengthKm ?? 1,
-              tolerance: FLOW_TOLERANCE,
-            })
-          : [],
-      };
-    });
-    return {
-      From: fromMs === null ? null : new Date(fromMs).toISOString(),
-      To: new Date(toMs).toISOString(),
-      LengthKm: lengthKm,
-      Checkpoints,
-      Runners,
-    };
+    return replayFlow(this.range(nowMs), course, checkpoints, this.runners, (runnerId, atMs) =>
+      course ? this.timelines.get(runnerId)?.at(atMs) : undefined,
+    );
   }
 }
 
@@ -322,14 +231,4 @@ function courseless(): RunnerTimeline<LiveFix> {
     ],
   });
   return new RunnerTimeline<LiveFix>(placeholder, { startMs: null, stopMs: null });
-}
-
-function groupByRunner<T extends { runnerId: number }>(rows: T[]): Map<number, T[]> {
-  const out = new Map<number, T[]>();
-  for (const row of rows) {
-    const list = out.get(row.runnerId);
-    if (list) list.push(row);
-    else out.set(row.runnerId, [row]);
-  }
-  return out;
 }
