@@ -164,10 +164,17 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
       audience: push.origin,
     });
     expect(toB1.headers.topic).toBe(`r${race.runners[A].runnerId}`);
-    // Sent once: the next passes send nothing more.
+    // Sent once: the next passes send nothing more, and write nothing.
+    const stamps = async () =>
+      (await t.app.db.select().from(pushSubscriptions).orderBy(pushSubscriptions.id)).map((r) => [
+        r.lastSentAt?.toISOString(),
+        r.sentState,
+      ]);
+    const before = await stamps();
     await job.runOnce();
     await job.runOnce();
     expect(push.received).toHaveLength(2);
+    expect(await stamps()).toEqual(before);
   });
 
   it('tells of a DNF recorded by the director', async () => {

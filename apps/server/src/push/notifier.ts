@@ -49,6 +49,15 @@ export interface RaceNews {
   checkpoints: Map<number, NoticeCheckpoint>;
 }
 
+/** JSON with sorted keys: jsonb gives keys back in its own order. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
+
 /** The followed race as the public sees it now: null when it is not public (or gone). */
 export async function readRaceNews(
   db: Db,
@@ -204,7 +213,7 @@ export class PushNotifier {
       }
       after[key] = delivered ? decision.sent : was;
     }
-    if (JSON.stringify(after) !== JSON.stringify(before))
+    if (canonical(after) !== canonical(before))
       await recordSent(this.opts.db, sub.id, sub.runnerIds, after, new Date(news.nowMs));
     return { sent, removed: false };
   }
