@@ -45,9 +45,14 @@ describe('entities', () => {
     expect(adminDeviceSchema.parse(admin)).toEqual(admin);
   });
 
-  it('the public runner is the director’s runner without the device', () => {
+  it('the public runner is the director’s runner without the device and the privacy choice', () => {
     const publicKeys = Object.keys(publicRunnerSchema.shape);
-    expect(Object.keys(runnerSchema.shape)).toEqual([...publicKeys, 'DeviceId', 'DeviceName']);
+    expect(Object.keys(runnerSchema.shape)).toEqual([
+      ...publicKeys,
+      'DeviceId',
+      'DeviceName',
+      'HidePosition',
+    ]);
   });
 
   it('the device source list is the one the schemas check', () => {
