@@ -10,13 +10,15 @@ import { DeviceTrackingDialog, sourceLabel } from './device-tracking';
 import { SpotFeedsSection } from './spot-feeds';
 import { TrackerAlertsSection } from './tracker-alerts';
 import { useDocumentTitle } from '../../lib/use-document-title';
+import { useI18n } from '../../i18n';
 
 /**
  * /add-device (admin): the tracking devices, their state, and which race and runner hold them. Race data belongs to
  * the races feature: the screen that renders this page passes in how to list the races a device may go to.
  */
 export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promise<Race[]> }) {
-  useDocumentTitle('Devices');
+  const { t } = useI18n();
+  useDocumentTitle(t('nav.devices'));
   const devices = useResource(() => adminDevicesApi.list(), []);
   const [adding, setAdding] = useState(false);
   const [name, setName] = useState('');
@@ -68,7 +70,7 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
   return (
     <>
       <PageHeader
-        title="Devices"
+        title={t('nav.devices')}
         actions={
           <button
             type="button"
@@ -77,24 +79,24 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
             aria-controls="add-device"
             onClick={() => setAdding((a) => !a)}
           >
-            {adding ? 'Cancel' : 'Add Device +'}
+            {adding ? t('common.cancel') : t('devices.add')}
           </button>
         }
       >
-        Tracking devices, their battery and last report, and the race and runner holding each one.
+        {t('devices.lead')}
       </PageHeader>
       {adding && (
         <form
           id="add-device"
           className="card form-card inline-form"
-          aria-label="New device"
+          aria-label={t('devices.new')}
           onSubmit={(e) => {
             e.preventDefault();
             save().catch(() => undefined);
           }}
         >
           <div className="field">
-            <label htmlFor="device-name">Name</label>
+            <label htmlFor="device-name">{t('runners.name')}</label>
             <input
               id="device-name"
               name="Name"
@@ -105,75 +107,78 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
             />
           </div>
           <button type="submit" className="btn btn-primary">
-            Save
+            {t('common.save')}
           </button>
         </form>
       )}
       {devices.data === undefined ? (
         devices.error ? (
-          <EmptyState title="Devices could not be loaded." />
+          <EmptyState title={t('devices.loadFailed')} />
         ) : (
           <PageSpinner />
         )
       ) : devices.data.length === 0 ? (
-        <EmptyState title="No devices yet.">Use 'Add Device +' to register a tracker.</EmptyState>
+        <EmptyState title={t('devices.none')}>{t('devices.noneLead')}</EmptyState>
       ) : (
         <div className="card table-card">
-          <table className="table responsive-table" aria-label="Devices">
+          <table className="table responsive-table" aria-label={t('nav.devices')}>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Source</th>
-                <th scope="col">Battery</th>
-                <th scope="col">Last ping</th>
-                <th scope="col">Race</th>
-                <th scope="col">Runner</th>
+                <th scope="col">{t('runners.name')}</th>
+                <th scope="col">{t('devices.source')}</th>
+                <th scope="col">{t('runner.battery')}</th>
+                <th scope="col">{t('devices.lastPing')}</th>
+                <th scope="col">{t('races.race')}</th>
+                <th scope="col">{t('board.runner')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('runners.actions')}</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {devices.data.map((d) => (
                 <tr key={d.DeviceId} data-testid="device-row">
-                  <th scope="row" data-label="Name">
+                  <th scope="row" data-label={t('runners.name')}>
                     {d.Name}
                   </th>
-                  <td data-label="Source">
+                  <td data-label={t('devices.source')}>
                     {sourceLabel(d.Source)}
                     {d.HardwareId ? <span className="muted"> · {d.HardwareId}</span> : null}
                     {d.FeedError ? (
                       <span className="feed-error" data-testid="device-feed-error">
-                        Feed: {d.FeedError}
+                        {t('devices.feedError', { error: d.FeedError })}
                       </span>
                     ) : null}
                   </td>
-                  <td data-label="Battery">{d.BatteryState ?? '-'}</td>
-                  <td data-label="Last ping">{formatDateTime(d.LastPingTime)}</td>
-                  <td data-label="Race">{d.RaceName ?? (d.RaceId ? `Race #${d.RaceId}` : '-')}</td>
-                  <td data-label="Runner">
-                    {d.RunnerName ?? (d.AssignedRunnerId ? `Runner #${d.AssignedRunnerId}` : '-')}
+                  <td data-label={t('runner.battery')}>{d.BatteryState ?? '-'}</td>
+                  <td data-label={t('devices.lastPing')}>{formatDateTime(d.LastPingTime)}</td>
+                  <td data-label={t('races.race')}>
+                    {d.RaceName ?? (d.RaceId ? t('devices.raceNumber', { id: d.RaceId }) : '-')}
+                  </td>
+                  <td data-label={t('board.runner')}>
+                    {d.RunnerName ??
+                      (d.AssignedRunnerId ? t('devices.runnerNumber', { id: d.AssignedRunnerId }) : '-')}
                   </td>
                   <td className="row-actions">
                     <button type="button" className="btn btn-small" onClick={() => setTracking(d)}>
-                      Tracking
+                      {t('devices.tracking')}
                     </button>
                     {d.RaceId ? (
                       <button type="button" className="btn btn-small" onClick={() => void unassign(d)}>
-                        Unassign
+                        {t('runners.unassign')}
                       </button>
                     ) : (
                       <button type="button" className="btn btn-small" onClick={() => openAssign(d)}>
-                        Assign to race
+                        {t('devices.assign')}
                       </button>
                     )}
                     <button
                       type="button"
                       className="btn btn-small btn-danger"
                       onClick={() => void remove(d)}
-                      aria-label={`Delete ${d.Name}`}
+                      aria-label={t('devices.deleteLabel', { name: d.Name })}
                     >
-                      Delete
+                      {t('common.delete')}
                     </button>
                   </td>
                 </tr>
@@ -193,10 +198,10 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
       <SpotFeedsSection />
       {assigning && (
         <SelectDialog
-          title={`Assign ${assigning.Name} to a race`}
-          label="Race"
+          title={t('devices.assignTitle', { name: assigning.Name })}
+          label={t('races.race')}
           options={races?.map((r) => ({ value: String(r.RaceId), label: r.Name }))}
-          emptyText="No race is waiting to start."
+          emptyText={t('devices.noRace')}
           onConfirm={(v) => void assign(v)}
           onClose={() => setAssigning(null)}
         />
