@@ -6,6 +6,7 @@ import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
 import { openRacesApi } from '../../features/races/api';
 import type { EmbedView } from '../../features/live/live-embed';
+import { t, useI18n } from '../../i18n';
 import '../embed.css';
 
 // The live view's map and leaderboard, in their own chunk (Leaflet loads after it, with the map).
@@ -30,7 +31,8 @@ export function EmbedRaceRoute() {
     if (!Number.isInteger(id) || id <= 0) throw { status: 404, error: 'not_found', message: 'No such race.' };
     return openRacesApi.get(id);
   }, [id]);
-  useDocumentTitle(race.data?.Name ?? 'Live race');
+  useI18n();
+  useDocumentTitle(race.data?.Name ?? t('embed.liveRace'));
   const fullPageUrl = new URL(paths.race(Number.isInteger(id) ? id : 0), window.location.origin).href;
 
   if (!race.data) {
@@ -38,14 +40,14 @@ export function EmbedRaceRoute() {
       <main className="embed">
         {race.error ? (
           <p className="embed__note">
-            This race could not be found, or it is not public.{' '}
+            {t('embed.notFound')}{' '}
             <a href={new URL(paths.races, window.location.origin).href} target="_blank" rel="noopener">
-              See all races
+              {t('common.seeAllRaces')}
             </a>
           </p>
         ) : (
           <p className="embed__note" role="status">
-            Loading…
+            {t('common.loading')}
           </p>
         )}
       </main>
@@ -56,7 +58,7 @@ export function EmbedRaceRoute() {
       fallback={
         <main className="embed">
           <p className="embed__note" role="status">
-            Loading the live view…
+            {t('live.loadingView')}
           </p>
         </main>
       }

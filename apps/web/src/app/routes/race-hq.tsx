@@ -8,6 +8,7 @@ import { EmptyState, PageSpinner } from '../../components/page-state';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useResource } from '../../lib/use-resource';
 import { directorRacesApi, openRacesApi } from '../../features/races/api';
+import { t, useI18n } from '../../i18n';
 
 // The HQ (alerts, stream, Leaflet map) is its own chunk: nobody else's first screen pays for it.
 const RaceHqPanel = lazy(() => import('../../features/hq').then((m) => ({ default: m.RaceHqPanel })));
@@ -21,6 +22,7 @@ export function RaceHqRoute() {
   const { raceId } = useParams();
   const id = Number(raceId);
   const auth = useAuth();
+  useI18n();
   const race = useResource<Race>(async () => {
     if (!Number.isInteger(id) || id <= 0) throw { status: 404, error: 'not_found', message: 'No such race.' };
     try {
@@ -36,7 +38,7 @@ export function RaceHqRoute() {
     if (race.error) return <NoAccess />;
     return (
       <>
-        <Title text="Race HQ" />
+        <Title text={t('hq.title')} />
         <PageSpinner />
       </>
     );
@@ -44,12 +46,12 @@ export function RaceHqRoute() {
   if (!allowed) return <NoAccess race={race.data} />;
   return (
     <div className="race-detail">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to={paths.myRaces}>My Races</Link>
+      <nav aria-label={t('runner.breadcrumb')} className="breadcrumb">
+        <Link to={paths.myRaces}>{t('nav.myRaces')}</Link>
         <span aria-hidden="true"> / </span>
         <Link to={race.data.Approved ? paths.race(id) : paths.unapprovedRace(id)}>{race.data.Name}</Link>
         <span aria-hidden="true"> / </span>
-        <span aria-current="page">Race HQ</span>
+        <span aria-current="page">{t('hq.title')}</span>
       </nav>
       <Suspense fallback={<PageSpinner />}>
         <RaceHqPanel race={race.data} canEditSettings />
@@ -65,14 +67,14 @@ function Title({ text }: { text: string }) {
 
 function NoAccess({ race }: { race?: Race }) {
   return (
-    <EmptyState title="You cannot open this Race HQ.">
+    <EmptyState title={t('hq.deniedTitle')}>
       <p role="alert">
-        <Title text="Race HQ unavailable" />
-        Only the race’s director or an administrator can see its safety alerts.{' '}
+        <Title text={t('hq.unavailable')} />
+        {t('hq.denied')}{' '}
         {race?.Approved ? (
-          <Link to={paths.race(race.RaceId)}>Back to the race</Link>
+          <Link to={paths.race(race.RaceId)}>{t('common.backToRace')}</Link>
         ) : (
-          <Link to={paths.races}>See all races</Link>
+          <Link to={paths.races}>{t('common.seeAllRaces')}</Link>
         )}
       </p>
     </EmptyState>

@@ -2,51 +2,53 @@ import { useEffect, useId, useState } from 'react';
 import { failureMessage, FormError } from '../../components/form-error';
 import { ALERT_SETTINGS_LIMITS as LIMITS, type AlertSettings } from './alert-types';
 import { hqApi } from './api';
+import { useI18n, type TextKey } from '../../i18n';
 
 type NumberField = Exclude<keyof AlertSettings, 'HelpKeyword'>;
 
-const FIELDS: { key: NumberField; label: string; hint: string; min: number; max: number; step: number }[] = [
-  {
-    key: 'NoMovementMinutes',
-    label: 'No movement after (minutes)',
-    hint: 'Progress under 100 m for this long while fixes arrive.',
-    min: LIMITS.NoMovementMinutes.min,
-    max: LIMITS.NoMovementMinutes.max,
-    step: 1,
-  },
-  {
-    key: 'LostSignalFactor',
-    label: 'Lost signal after (× expected interval)',
-    hint: 'No fix for this many of the tracker’s expected intervals.',
-    min: LIMITS.LostSignalFactor.min,
-    max: LIMITS.LostSignalFactor.max,
-    step: 0.1,
-  },
-  {
-    key: 'LowBatteryPercent',
-    label: 'Low battery at (%)',
-    hint: 'Or when the tracker reports LOW.',
-    min: LIMITS.LowBatteryPercent.min,
-    max: LIMITS.LowBatteryPercent.max,
-    step: 1,
-  },
-  {
-    key: 'OffCourseFixes',
-    label: 'Off course after (fixes)',
-    hint: 'Raised after more than this many fixes in a row off the course.',
-    min: LIMITS.OffCourseFixes.min,
-    max: LIMITS.OffCourseFixes.max,
-    step: 1,
-  },
-  {
-    key: 'AidStationRadiusM',
-    label: 'Aid station zone (m)',
-    hint: 'No-movement waits twice as long inside it.',
-    min: LIMITS.AidStationRadiusM.min,
-    max: LIMITS.AidStationRadiusM.max,
-    step: 10,
-  },
-];
+const FIELDS: { key: NumberField; label: TextKey; hint: TextKey; min: number; max: number; step: number }[] =
+  [
+    {
+      key: 'NoMovementMinutes',
+      label: 'hq.settingsForm.noMovement',
+      hint: 'hq.settingsForm.noMovementHint',
+      min: LIMITS.NoMovementMinutes.min,
+      max: LIMITS.NoMovementMinutes.max,
+      step: 1,
+    },
+    {
+      key: 'LostSignalFactor',
+      label: 'hq.settingsForm.lostSignal',
+      hint: 'hq.settingsForm.lostSignalHint',
+      min: LIMITS.LostSignalFactor.min,
+      max: LIMITS.LostSignalFactor.max,
+      step: 0.1,
+    },
+    {
+      key: 'LowBatteryPercent',
+      label: 'hq.settingsForm.lowBattery',
+      hint: 'hq.settingsForm.lowBatteryHint',
+      min: LIMITS.LowBatteryPercent.min,
+      max: LIMITS.LowBatteryPercent.max,
+      step: 1,
+    },
+    {
+      key: 'OffCourseFixes',
+      label: 'hq.settingsForm.offCourse',
+      hint: 'hq.settingsForm.offCourseHint',
+      min: LIMITS.OffCourseFixes.min,
+      max: LIMITS.OffCourseFixes.max,
+      step: 1,
+    },
+    {
+      key: 'AidStationRadiusM',
+      label: 'hq.settingsForm.aidZone',
+      hint: 'hq.settingsForm.aidZoneHint',
+      min: LIMITS.AidStationRadiusM.min,
+      max: LIMITS.AidStationRadiusM.max,
+      step: 10,
+    },
+  ];
 
 /** The race's alert thresholds, for its director (GET/PUT alert-settings). */
 export function AlertSettingsForm({ raceId }: { raceId: number }) {
@@ -54,6 +56,7 @@ export function AlertSettingsForm({ raceId }: { raceId: number }) {
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const prefix = useId();
+  const { t } = useI18n();
 
   useEffect(() => {
     let live = true;
@@ -94,11 +97,11 @@ export function AlertSettingsForm({ raceId }: { raceId: number }) {
   };
 
   return (
-    <form className="hq-settings" onSubmit={submit} aria-label="Alert settings">
+    <form className="hq-settings" onSubmit={submit} aria-label={t('hq.settings')}>
       <div className="form-grid">
         {FIELDS.map((f) => (
           <div className="field" key={f.key}>
-            <label htmlFor={`${prefix}-${f.key}`}>{f.label}</label>
+            <label htmlFor={`${prefix}-${f.key}`}>{t(f.label)}</label>
             <input
               id={`${prefix}-${f.key}`}
               type="number"
@@ -112,12 +115,12 @@ export function AlertSettingsForm({ raceId }: { raceId: number }) {
               aria-describedby={`${prefix}-${f.key}-hint`}
             />
             <small id={`${prefix}-${f.key}-hint`} className="muted">
-              {f.hint}
+              {t(f.hint)}
             </small>
           </div>
         ))}
         <div className="field">
-          <label htmlFor={`${prefix}-HelpKeyword`}>Help keyword (inReach messages)</label>
+          <label htmlFor={`${prefix}-HelpKeyword`}>{t('hq.settingsForm.helpKeyword')}</label>
           <input
             id={`${prefix}-HelpKeyword`}
             type="text"
@@ -127,17 +130,17 @@ export function AlertSettingsForm({ raceId }: { raceId: number }) {
             aria-describedby={`${prefix}-HelpKeyword-hint`}
           />
           <small id={`${prefix}-HelpKeyword-hint`} className="muted">
-            A message containing it raises a help alert. Empty: none.
+            {t('hq.settingsForm.helpKeywordHint')}
           </small>
         </div>
       </div>
       <div className="form-actions">
         <button type="submit" className="btn btn-primary">
-          Save settings
+          {t('hq.settingsForm.save')}
         </button>
         {saved ? (
           <span role="status" className="hq-saved">
-            Saved
+            {t('hq.settingsForm.saved')}
           </span>
         ) : null}
       </div>
