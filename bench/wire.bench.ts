@@ -2,15 +2,18 @@
  * Bytes on the wire (`npm run bench -- wire`), issue 15's budgets for a 2,500-runner race, measured through the
  * real server (buildApp on an in-memory PGlite, listening on a local port, the built web app):
  *
- * 1. The first live view: the race page (index.html), its first-screen JS and CSS, the live view's lazy chunks
- *    (live panel, map, Leaflet), the race, the course-track, and the live data — both the REST reads the issue
- *    names (leaderboard, positions) and the SSE snapshot the web app actually opens. Budget: 350 KB.
+ * 1. The first live view: the race page (index.html), its first-screen JS and CSS, the race screen's and live view's
+ *    lazy chunks (live panel, map, Leaflet), the race, the course-track, and the live data — both the REST reads
+ *    the issue names (leaderboard, positions) and the SSE snapshot the web app actually opens. Budget: 350 KB.
  * 2. One 2.5-minute update cycle per viewer over the live stream: every runner's tracker pings once (real OsmAnd
  *    HTTP pings spread over the cycle), the bytes one SSE viewer receives. Budget: 15 KB.
  *
- * Each figure is printed beside the baseline measured in the same run: the same request without Accept-Encoding
- * (what every answer cost before compression). WIRE_CYCLE_S shortens the cycle (default 150 s of real time).
- * Needs the web app built (`npm run build -w @racebeacon/web`).
+ * Each file and answer is printed beside the same request without Accept-Encoding (what it cost before
+ * compression); the live data of the first view and the update cycle beside the first stream (before: the whole
+ * rows of issue 14's stream, gzip) measured in the same run against the compact stream (`?v=2`, after, what the
+ * web app reads), with what the compact messages are made of (each part deflated on its own). WIRE_CYCLE_S shortens
+ * the cycle (default 150 s of real time; a shorter one has fewer, larger messages); WIRE_DUMP=<file> keeps the
+ * compact stream's text. Needs the web app built (`npm run build -w @racebeacon/web`).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -298,18 +301,30 @@ export default async function wireBench() {
       n.startsWith('page') || n.startsWith('first screen') || n.startsWith('live view') || n === 'race';
     const issueView = (n: string) =>
       shell(n) || n === 'course-track' || n === 'leaderboard' || n === 'positions';
-    const webView = (n: string) =>
-      shell(n) || n === 'course' || n === 'course-track' || n.startsWith('live stream');
+    const webShell = (n: string) => shell(n) || n === 'course' || n === 'course-track';
     const verdict = (n: number, budget: number) => (n <= budget ? 'within' : 'OVER');
-    for (const [label, pick] of [
-      ['page + JS + leaderboard + positions + course-track (the issue’s list)', issueView],
-      ['page + JS + race + course + course-track + SSE snapshot (what the web app loads)', webView],
-    ] as const) {
-      const before = sum(pick, 'before');
-      const after = sum(pick, 'after');
+    {
+      const before = sum(issueView, 'before');
+      const after = sum(issueView, 'after');
       console.log(
-        `first view, ${label}: ${kb(before)} before → ${kb(after)} after (${(before / after).toFixed(1)}× less); ` +
-          `budget ${kb(FIRST_VIEW_BUDGET)}: ${verdict(after, FIRST_VIEW_BUDGET)}`,
+        `first view through the REST reads, page + JS + leaderboard + positions + course-track: ${kb(before)} ` +
+          `uncompressed → ${kb(after)} compressed (${(before / after).toFixed(1)}× less)`,
+      );
+    }
+    {
+      // What the web app loads: the shell, then the live stream's snapshot (the leaderboard and the trails).
+      const code = sum(
+        (n) => n.startsWith('page') || n.startsWith('first screen') || n.startsWith('live view'),
+        'after',
+      );
+      const shellData = sum(webShell, 'after') - code;
+      const before = code + shellData + gzipSse.snapshotBytes;
+      const after = code + shellData + compactSse.snapshotBytes;
+      console.log(
+        `FIRST VIEW (what the web app loads: page, JS and CSS ${kb(code)}, race + course + course-track ` +
+          `${kb(shellData)}, the live snapshot): before (first stream, gzip) ${kb(before)} → after (compact ` +
+          `stream ?v=2) ${kb(after)} (${(before / after).toFixed(1)}× less); budget ${kb(FIRST_VIEW_BUDGET)}: ` +
+          `${verdict(after, FIRST_VIEW_BUDGET)}`,
       );
     }
 
@@ -352,16 +367,16 @@ export default async function wireBench() {
     const cycleGzip = gzipSse.bytes() - startGzip;
     const cycleCompact = compactSse.bytes() - startCompact;
     compactSse.close();
-    console.log(`compact stream (?v=2) cycle: ${kb(cycleCompact)} (first stream gzip ${kb(cycleGzip)})`);
     describeCompactSnapshot(compactSse.text());
     describeCompactDeltas(compactSse.text());
     agent.destroy();
     plainSse.close();
     gzipSse.close();
     console.log(
-      `\none update cycle (${RUNNERS} pings over ${(CYCLE_MS / 1000).toFixed(0)} s${failed ? `, ${failed} refused` : ''}), per viewer: ` +
-        `${kb(cyclePlain)} before → ${kb(cycleGzip)} after (${(cyclePlain / cycleGzip).toFixed(1)}× less); ` +
-        `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleGzip, CYCLE_BUDGET)}`,
+      `\nUPDATE CYCLE (${RUNNERS} pings over ${(CYCLE_MS / 1000).toFixed(0)} s${failed ? `, ${failed} refused` : ''}), per viewer: ` +
+        `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=2, gzip) ` +
+        `${kb(cycleCompact)} (${(cycleGzip / cycleCompact).toFixed(1)}× less than gzip); ` +
+        `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleCompact, CYCLE_BUDGET)}`,
     );
   } finally {
     await app.close();

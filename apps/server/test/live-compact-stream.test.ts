@@ -10,6 +10,8 @@ import {
   type LiveUpdate,
   type TrailPoint,
 } from '@racebeacon/domain';
+import { eq } from 'drizzle-orm';
+import { runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
@@ -175,6 +177,32 @@ describe.each(dbKinds)('compact live stream ?v=2 (%s)', (kind) => {
     const foreign = await connectSse(`${url}?v=2&lastEventId=0badc0de.3.1700000000000`);
     expect((await foreign.next((e) => e.event === 'delta' || e.event === 'snap')).event).toBe('snap');
     foreign.close();
+  });
+
+  it('sends a race with a privacy setting as its public view, never the compact live messages', async () => {
+    const hidden = await seedLiveRace(t.app.db, { runners: 2, clockStartMs: now - 60 * MIN });
+    const [h1, h2] = hidden.runners;
+    await t.app.db.update(runners).set({ hidePosition: true }).where(eq(runners.id, h1.runnerId));
+    await postFixes(t.app, hidden.raceId, h1, [{ t: now - 10 * MIN, ...pointAlong(3000) }]);
+    await postFixes(t.app, hidden.raceId, h2, [{ t: now - 10 * MIN, ...pointAlong(2000) }]);
+    const sse = await connectSse(`${base}/api/open/races/${hidden.raceId}/live?v=2`);
+    try {
+      const first = await sse.next((e) => e.event === 'snap' || e.event === 'snapshot');
+      expect(first.event).toBe('snapshot');
+      const row = JSON.parse(first.data).Rows.find((r: LeaderboardRow) => r.RunnerId === h1.runnerId);
+      expect([row.Latitude, row.Longitude]).toEqual([null, null]);
+      await postFixes(t.app, hidden.raceId, h1, [{ t: now - MIN, ...pointAlong(3300) }]);
+      const upd = await sse.next(
+        (e) =>
+          e.event === 'update' &&
+          JSON.parse(e.data).Rows.some((r: LeaderboardRow) => r.RunnerId === h1.runnerId),
+        15_000,
+      );
+      expect(upd.data).not.toContain(String(pointAlong(3300).lat));
+      expect(sse.events.some((e) => e.event === 'snap' || e.event === 'delta')).toBe(false);
+    } finally {
+      sse.close();
+    }
   });
 
   it('refuses an unknown stream version', async () => {

@@ -182,15 +182,19 @@ export function compactView(row: LeaderboardRow): LeaderboardRow {
 /** A fix as integers: [time ms, lat 1e-5°, lon 1e-5°]. */
 type FixRef = [number, number, number];
 const fixRefOf = (p: TrailPoint): FixRef => [p[0], Math.round(p[1] * LATLON), Math.round(p[2] * LATLON)];
-/** Trail points before the newest: to 5e-5° and the whole second. */
-const COARSE = 5;
+/**
+ * Trail points before the newest: to 1e-4° (a grid of about 11 × 8 m at 45°: at most 6 m off, about GPS noise; the
+ * trail is a line behind the marker) and the whole second. 5e-5° would cost the first view of a 2,500-runner race
+ * about 35 KB more (bench/wire.bench.ts).
+ */
+const COARSE = 10;
 const coarse = (n: number) => Math.round(n / COARSE) * COARSE;
 const coarseRef = (p: TrailPoint): FixRef => {
   const f = fixRefOf(p);
   return [Math.round(f[0] / 1000) * 1000, coarse(f[1]), coarse(f[2])];
 };
 
-/** A snapshot trail as the compact stream carries it: the newest point to 1e-5°, the others to 5e-5° and 1 s. */
+/** A snapshot trail as the compact stream carries it: the newest point to 1e-5°, the others to 1e-4° and 1 s. */
 export function compactTrail(trail: readonly TrailPoint[]): TrailPoint[] {
   return trail.map((p, i) => {
     const f = i === trail.length - 1 ? fixRefOf(p) : coarseRef(p);

@@ -171,7 +171,7 @@ export const liveCompactSnapshotSchema = z.object({
   Undef: z.record(z.string(), z.array(z.number().int())).optional(),
   /**
    * Per row: its trail, flat [time, lat, lon, …], the first point against the previous row's first, then deltas;
-   * every point but the newest to 5e-5° and the whole second (below GPS noise), the newest exact (1e-5°, ms).
+   * every point but the newest to 1e-4° and the whole second (about GPS noise), the newest exact (1e-5°, ms).
    */
   Trails: z.array(z.array(z.number())),
 });
