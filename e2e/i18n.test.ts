@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
 import { appErrors, captureScreen, seedRace, seedRunner } from './support/web';
+import { pointAlong, postFixes, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
 
 /**
  * Issue 15, "In their language": the footer's language switch, the choice kept over a reload, the browser's
@@ -11,6 +12,8 @@ import { appErrors, captureScreen, seedRace, seedRunner } from './support/web';
 let server: RunningServer;
 let browser: Browser;
 let raceId: number;
+let live: SeededRace;
+const MIN = 60_000;
 
 beforeAll(async () => {
   server = await startServer();
@@ -27,6 +30,15 @@ beforeAll(async () => {
     bibNumber: '21',
     gender: 'F',
   });
+  // A live race whose runner has covered about 12.5 km in an hour.
+  const now = Date.now();
+  live = await seedLiveRace(server.app.db, { runners: 1, clockStartMs: now - 70 * MIN, keyPrefix: 'i18n' });
+  await postFixes(
+    server.app,
+    live.raceId,
+    live.runners[0],
+    [1, 2, 3, 4, 5].map((k) => ({ t: now - 70 * MIN + k * 12 * MIN, ...pointAlong(k * 2500) })),
+  );
 });
 afterAll(async () => {
   await browser?.close();
@@ -114,7 +126,7 @@ describe('language', () => {
     expect(appErrors(errors)).toEqual([]);
   });
 
-  it('a German browser starts in German, on the live race page too, and miles can be chosen', async () => {
+  it('a German browser starts in German, on the live race page too', async () => {
     const { page, errors } = await pageIn('de-DE');
     await page.goto(`${server.url}/race/${raceId}`);
     await textOf(page, '#live-board-title', 'Rangliste');
@@ -125,9 +137,32 @@ describe('language', () => {
     );
     await textOf(page, '.live-row__who .live-row__runner', '#21 Léa Martin');
     await expect(page.locator('.live-board').textContent()).resolves.toContain('Nicht gestartet');
-    await page.getByTestId('units-switch').selectOption('mi');
-    await expect(page.getByTestId('units-switch').inputValue()).resolves.toBe('mi');
     expect(await captureScreen(page, 'i18n-race-de')).toEqual([]);
+    expect(appErrors(errors)).toEqual([]);
+  });
+
+  it('distances and paces in the locale, in km or in miles from the units switch', async () => {
+    const { page, errors } = await pageIn('de-DE');
+    await page.goto(`${server.url}/race/${live.raceId}`);
+    const distance = page.locator('tr.live-row td.live-row__num.live-col-desk').first();
+    // German numbers: a decimal comma ("12,50 km").
+    await expect.poll(() => distance.textContent(), { timeout: 30_000 }).toMatch(/^\d+,\d\d km$/);
+    const km = Number((await distance.textContent())!.replace(' km', '').replace(',', '.'));
+    expect(km).toBeGreaterThan(5); // the newest fix may wait for the next one (the matcher decides with it)
+    const pace = page.locator('tr.live-row td.live-row__num.live-col-wide').first();
+    await expect(pace.textContent()).resolves.toMatch(/^\d+:\d\d \/km$/);
+
+    await page.getByTestId('units-switch').selectOption('mi');
+    await expect.poll(() => distance.textContent(), { timeout: 30_000 }).toMatch(/^\d+,\d\d mi$/);
+    const miles = Number((await distance.textContent())!.replace(' mi', '').replace(',', '.'));
+    expect(miles).toBeCloseTo(km / 1.609344, 1);
+    await expect(pace.textContent()).resolves.toMatch(/^\d+:\d\d \/mi$/);
+    expect(await captureScreen(page, 'i18n-race-de-miles')).toEqual([]);
+
+    // The choice is kept: after a reload the page is still in miles.
+    await page.reload();
+    await expect.poll(() => distance.textContent(), { timeout: 30_000 }).toMatch(/ mi$/);
+    await expect(page.getByTestId('units-switch').inputValue()).resolves.toBe('mi');
     expect(appErrors(errors)).toEqual([]);
   });
 
