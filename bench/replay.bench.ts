@@ -138,6 +138,7 @@ export default async function replayBench(): Promise<void> {
   t0 = performance.now();
   const replay = new RaceReplay(live, runners, 200);
   replay.apply(rows);
+  replay.warmPaceModels(); // as the service does after a full build
   const replayBuildMs = performance.now() - t0;
   const heapReplay = heapMb();
 

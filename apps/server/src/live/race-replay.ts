@@ -1,6 +1,7 @@
 import {
   buildLeaderboard,
   computeRunnerState,
+  paceModel,
   prepareCourse,
   RunnerTimeline,
   trailIsPublic,
@@ -121,6 +122,21 @@ export class RaceReplay {
       if (this.seen.size > 4 * REREAD_ID_WINDOW) this.pruneSeen();
     }
     this.pruneSeen();
+  }
+
+  /**
+   * Folds every runner's pace model once over their newest progress (after a full build): the folds it keeps every
+   * 32 progress points serve the ETAs of any moment from the nearest one, instead of the first questions of a replay
+   * folding whole races. A moment on an older branch (before a late fix) folds from where the branches part.
+   */
+  warmPaceModels(): void {
+    const course = this.live.course;
+    const startMs = this.live.clock.startMs;
+    if (!course || startMs === null) return;
+    for (const tl of this.timelines.values()) {
+      const { state } = tl.rawAt(Infinity);
+      if (state.progress.length > 0) paceModel(course, state.progress, startMs);
+    }
   }
 
   /** The race's status history and check-ins as stored now (read again with every new fix or change). */

@@ -101,6 +101,7 @@ export class ReplayService {
     ]);
     const replay = new RaceReplay(live, runners, this.opts.offCourseM);
     replay.apply(rows, checkins);
+    replay.warmPaceModels();
     replay.setRaceOps(history, checkins);
     replay.liveVersion = version;
     this.races.set(raceId, replay);
