@@ -92,6 +92,7 @@ it('a hidden runner has no public dot but stays on the leaderboard; the director
   await runnerRow(page, 'Runner3 Test3').getByRole('button', { name: 'Edit' }).click();
   const form = page.getByRole('form', { name: 'Edit Runner3 Test3' });
   await form.getByLabel('Hide live position').check();
+  await screenshot(page, 'privacy-runner-form');
   await form.getByRole('button', { name: 'Save' }).click();
   await runnerRow(page, 'Runner3 Test3').getByTestId('runner-position-hidden').waitFor();
 
@@ -131,6 +132,7 @@ it('the delay holds: with a 10-minute delay a fix 1 minute old is not public; th
   await page.getByRole('button', { name: 'Edit', exact: true }).first().click();
   const form = page.getByRole('form', { name: 'Edit race' });
   await form.getByLabel('Public delay (minutes)').fill('10');
+  await screenshot(page, 'privacy-race-editor');
   await form.getByRole('button', { name: 'Save' }).click();
   await form.waitFor({ state: 'detached' });
 

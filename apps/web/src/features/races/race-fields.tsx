@@ -1,5 +1,6 @@
 import { useEffect, useId } from 'react';
 import { loadRaceSchema } from './race-body';
+import './race-privacy.css';
 import { useI18n } from '../../i18n';
 
 export interface RaceFieldValues {
@@ -112,16 +113,14 @@ export function RaceFields({
                 onChange={set('RetentionDays')}
               />
             </div>
-            <label className="field">
-              <span>
-                <input
-                  name="TrailsPublic"
-                  type="checkbox"
-                  checked={values.TrailsPublic ?? true}
-                  onChange={(e) => onChange({ ...values, TrailsPublic: e.target.checked })}
-                />{' '}
-                {t('raceFields.trailsPublic')}
-              </span>
+            <label className="privacy-check">
+              <input
+                name="TrailsPublic"
+                type="checkbox"
+                checked={values.TrailsPublic ?? true}
+                onChange={(e) => onChange({ ...values, TrailsPublic: e.target.checked })}
+              />
+              {t('raceFields.trailsPublic')}
             </label>
           </div>
         </fieldset>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import type { Gender } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
+import './runner-privacy.css';
 import { useI18n } from '../../i18n';
 
 export interface RunnerFieldValues {
@@ -104,16 +105,14 @@ export function RunnerForm({
             onChange={set('Age')}
           />
         </div>
-        <label className="field">
-          <span>
-            <input
-              name="HidePosition"
-              type="checkbox"
-              checked={values.HidePosition ?? false}
-              onChange={(e) => setValues((v) => ({ ...v, HidePosition: e.target.checked }))}
-            />{' '}
-            {t('runners.hidePosition')}
-          </span>
+        <label className="runner-privacy-check">
+          <input
+            name="HidePosition"
+            type="checkbox"
+            checked={values.HidePosition ?? false}
+            onChange={(e) => setValues((v) => ({ ...v, HidePosition: e.target.checked }))}
+          />
+          {t('runners.hidePosition')}
         </label>
       </div>
       <FormError message={error} />
