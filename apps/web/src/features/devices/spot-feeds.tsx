@@ -3,6 +3,7 @@ import type { SpotFeed } from '@racebeacon/domain/entities';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { spotFeedsApi } from './api';
+import { t, useI18n } from '../../i18n';
 
 /**
  * SPOT shared-page feeds the server polls (every 2.5 minutes, only while a race using SPOT devices is live or
@@ -14,11 +15,12 @@ export function SpotFeedsSection() {
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const id = useId();
+  useI18n();
 
   async function add() {
     const trimmed = feedId.trim();
     if (!trimmed) {
-      setProblem('Please enter the feed id of the SPOT shared page.');
+      setProblem(t('spot.enterId'));
       return;
     }
     try {
@@ -27,13 +29,13 @@ export function SpotFeedsSection() {
       setPassword('');
       setProblem(null);
     } catch (err) {
-      setProblem((err as { message?: string }).message ?? 'The feed could not be added.');
+      setProblem((err as { message?: string }).message ?? t('spot.addFailed'));
     }
     await feeds.reload();
   }
 
   async function remove(feed: SpotFeed) {
-    if (!window.confirm(`Are you sure you want to delete the SPOT feed ${feed.FeedId}?`)) return;
+    if (!window.confirm(t('spot.confirmDelete', { id: feed.FeedId }))) return;
     await spotFeedsApi.remove(feed.Id).catch(() => undefined);
     await feeds.reload();
   }
@@ -41,22 +43,19 @@ export function SpotFeedsSection() {
   return (
     <section aria-labelledby={`${id}-title`} className="spot-feeds" style={{ marginTop: '2rem' }}>
       <div className="section-head">
-        <h2 id={`${id}-title`}>SPOT feeds</h2>
+        <h2 id={`${id}-title`}>{t('spot.title')}</h2>
       </div>
-      <p className="muted">
-        Create a Shared Page in your SPOT account with the race&apos;s devices and add its XML feed id here.
-        Give each SPOT device the Source &quot;spot&quot; and its ESN (e.g. 0-2468013) as Hardware id.
-      </p>
+      <p className="muted">{t('spot.lead')}</p>
       <form
         className="card form-card inline-form"
-        aria-label="New SPOT feed"
+        aria-label={t('spot.new')}
         onSubmit={(e) => {
           e.preventDefault();
           void add();
         }}
       >
         <div className="field">
-          <label htmlFor={`${id}-feed`}>Feed id</label>
+          <label htmlFor={`${id}-feed`}>{t('spot.feedId')}</label>
           <input
             id={`${id}-feed`}
             name="FeedId"
@@ -66,7 +65,7 @@ export function SpotFeedsSection() {
           />
         </div>
         <div className="field">
-          <label htmlFor={`${id}-password`}>Feed password (optional)</label>
+          <label htmlFor={`${id}-password`}>{t('spot.password')}</label>
           <input
             id={`${id}-password`}
             name="FeedPassword"
@@ -78,7 +77,7 @@ export function SpotFeedsSection() {
           />
         </div>
         <button type="submit" className="btn btn-primary">
-          Add feed
+          {t('spot.add')}
         </button>
       </form>
       {problem && (
@@ -88,43 +87,45 @@ export function SpotFeedsSection() {
       )}
       {feeds.data === undefined ? (
         feeds.error ? (
-          <p className="muted">SPOT feeds could not be loaded.</p>
+          <p className="muted">{t('spot.loadFailed')}</p>
         ) : null
       ) : feeds.data.length === 0 ? (
-        <p className="muted">No SPOT feed yet.</p>
+        <p className="muted">{t('spot.none')}</p>
       ) : (
         <div className="card table-card">
           <table className="table responsive-table" aria-label="SPOT feeds">
             <thead>
               <tr>
-                <th scope="col">Feed id</th>
-                <th scope="col">Password</th>
-                <th scope="col">Last polled</th>
-                <th scope="col">Status</th>
+                <th scope="col">{t('spot.feedId')}</th>
+                <th scope="col">{t('spot.passwordColumn')}</th>
+                <th scope="col">{t('spot.lastPolled')}</th>
+                <th scope="col">{t('board.status')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('runners.actions')}</span>
                 </th>
               </tr>
             </thead>
             <tbody>
               {feeds.data.map((f) => (
                 <tr key={f.Id} data-testid="spot-feed-row">
-                  <th scope="row" data-label="Feed id">
+                  <th scope="row" data-label={t('spot.feedId')}>
                     {f.FeedId}
                   </th>
-                  <td data-label="Password">{f.HasPassword ? 'Yes' : 'No'}</td>
-                  <td data-label="Last polled">{formatDateTime(f.LastPolledAt)}</td>
-                  <td data-label="Status">
-                    {f.LastError ?? (f.LastPolledAt ? 'OK' : 'Waiting for a live race')}
+                  <td data-label={t('spot.passwordColumn')}>
+                    {f.HasPassword ? t('spot.yes') : t('spot.no')}
+                  </td>
+                  <td data-label={t('spot.lastPolled')}>{formatDateTime(f.LastPolledAt)}</td>
+                  <td data-label={t('board.status')}>
+                    {f.LastError ?? (f.LastPolledAt ? t('spot.ok') : t('spot.waiting'))}
                   </td>
                   <td className="row-actions">
                     <button
                       type="button"
                       className="btn btn-small btn-danger"
                       onClick={() => void remove(f)}
-                      aria-label={`Delete SPOT feed ${f.FeedId}`}
+                      aria-label={t('spot.deleteLabel', { id: f.FeedId })}
                     >
-                      Delete
+                      {t('common.delete')}
                     </button>
                   </td>
                 </tr>

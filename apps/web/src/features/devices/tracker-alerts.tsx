@@ -3,6 +3,7 @@ import type { Alert } from '@racebeacon/domain/alerts';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { adminAlertsApi } from './api';
+import { useI18n } from '../../i18n';
 
 /** OpenStreetMap at the alert's position, or null when none is known. */
 export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null {
@@ -23,33 +24,34 @@ export function kindLabel(kind: Alert['Kind']): string {
 export function TrackerAlertsSection() {
   const alerts = useResource(() => adminAlertsApi.open(), []);
   const id = useId();
+  const { t } = useI18n();
   const list = (alerts.data ?? []).filter((a) => a.RaceId === null);
 
   return (
     <section aria-labelledby={`${id}-title`} className="tracker-alerts" style={{ marginTop: '2rem' }}>
       <div className="section-head">
-        <h2 id={`${id}-title`}>Alerts from trackers</h2>
+        <h2 id={`${id}-title`}>{t('trackerAlerts.title')}</h2>
         <button type="button" className="btn btn-small btn-secondary" onClick={() => void alerts.reload()}>
-          Refresh
+          {t('trackerAlerts.refresh')}
         </button>
       </div>
-      <p className="muted">Open alerts from devices that are in no race.</p>
+      <p className="muted">{t('trackerAlerts.lead')}</p>
       {alerts.error ? (
-        <p role="alert">The alerts could not be loaded.</p>
+        <p role="alert">{t('trackerAlerts.loadFailed')}</p>
       ) : !alerts.data ? (
-        <p className="muted">Loading alerts…</p>
+        <p className="muted">{t('hq.loading')}</p>
       ) : list.length === 0 ? (
-        <p>No open alerts from trackers outside a race.</p>
+        <p>{t('trackerAlerts.none')}</p>
       ) : (
         <div className="card table-card">
-          <table aria-label="Alerts from trackers">
+          <table aria-label={t('trackerAlerts.title')}>
             <thead>
               <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Device</th>
-                <th scope="col">Raised</th>
-                <th scope="col">Message</th>
-                <th scope="col">Position</th>
+                <th scope="col">{t('trackerAlerts.kind')}</th>
+                <th scope="col">{t('runners.device')}</th>
+                <th scope="col">{t('hq.log.raised')}</th>
+                <th scope="col">{t('trackerAlerts.message')}</th>
+                <th scope="col">{t('trackerAlerts.position')}</th>
               </tr>
             </thead>
             <tbody>
@@ -58,7 +60,9 @@ export function TrackerAlertsSection() {
                 return (
                   <tr key={a.AlertId} data-alert-id={a.AlertId} data-kind={a.Kind}>
                     <td>{kindLabel(a.Kind)}</td>
-                    <td>{a.DeviceName ?? (a.DeviceId !== null ? `Device ${a.DeviceId}` : '-')}</td>
+                    <td>
+                      {a.DeviceName ?? (a.DeviceId !== null ? t('hq.device', { id: a.DeviceId }) : '-')}
+                    </td>
                     <td>
                       <time dateTime={a.RaisedAt}>{formatDateTime(a.RaisedAt)}</time>
                     </td>
@@ -66,10 +70,10 @@ export function TrackerAlertsSection() {
                     <td>
                       {map ? (
                         <a href={map} target="_blank" rel="noreferrer">
-                          Open map
+                          {t('trackerAlerts.openMap')}
                         </a>
                       ) : (
-                        'Unknown'
+                        t('trackerAlerts.unknown')
                       )}
                     </td>
                   </tr>
