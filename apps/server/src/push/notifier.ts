@@ -24,7 +24,7 @@ export interface PushNotifierOptions {
   sender: PushSender;
   log: { warn(obj: unknown, msg?: string): void; info?(obj: unknown, msg?: string): void };
   now?: () => number;
-  /** Subscriptions sent to at once. */
+  /** Subscriptions sent to at once (default 32: a push service answers in tens of ms over the internet). */
   concurrency?: number;
 }
 
@@ -164,7 +164,7 @@ export class PushNotifier {
           totals.removed += r.removed ? 1 : 0;
         }
       };
-      await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 8, subs.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(this.opts.concurrency ?? 32, subs.length) }, worker));
     }
     return totals;
   }

@@ -120,6 +120,15 @@ export function verifyVapid(header: string | undefined, origin: string, nowS = D
 
 export async function startTestPushService(): Promise<TestPushService> {
   const received: ReceivedPush[] = [];
+  // A sender reuses its JWT: its signature is checked once (its expiry every time).
+  const verified = new Map<string, ReturnType<typeof verifyVapid>>();
+  const checkVapid = (header: string | undefined) => {
+    const known = header ? verified.get(header) : undefined;
+    if (known && known.expiresAt > Date.now() / 1000) return known;
+    const claims = verifyVapid(header, origin);
+    verified.set(header!, claims);
+    return claims;
+  };
   const goneIds = new Set<string>();
   const waiters: (() => void)[] = [];
   let origin = '';
@@ -140,7 +149,7 @@ export async function startTestPushService(): Promise<TestPushService> {
         if (req.headers['content-encoding'] !== 'aes128gcm')
           throw new Error('Content-Encoding must be aes128gcm');
         if (!/^\d+$/.test(String(req.headers.ttl ?? ''))) throw new Error('TTL header missing');
-        const vapid = verifyVapid(req.headers.authorization, origin);
+        const vapid = checkVapid(req.headers.authorization);
         received.push({ id: m[1], headers: req.headers, body: Buffer.concat(chunks), vapid });
       } catch (err) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end((err as Error).message);
