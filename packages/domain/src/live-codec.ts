@@ -506,6 +506,16 @@ export function encodeCompactDelta(
       if (name === FROM_FIX) return;
       const a = prev?.[name];
       const b = next[name];
+      if (kind === 'elapsed' && ctx.startMs !== null && a != null && b != null) {
+        // An elapsed time the viewer holds: implied when it is the race clock now (a runner on the course), sent
+        // otherwise, changed or not.
+        const rel = toInt(kind, scale, b, ctx)!;
+        if (rel !== 0) {
+          mask += bit(i);
+          values.push(rel);
+        }
+        return;
+      }
       if (prev && same(kind, scale, a, b, ctx)) return;
       if (b === undefined) {
         if (a !== undefined) Undef.push(row.RunnerId, i);
@@ -649,7 +659,11 @@ export function decodeCompactDelta(
     FIELDS.forEach(([name, kind, scale], i) => {
       if (name === FROM_FIX) return;
       if (hasBit(nullMask, i)) return void (row[name] = null);
-      if (!hasBit(mask, i)) return;
+      if (!hasBit(mask, i)) {
+        // A held elapsed time not sent is the race clock now.
+        if (kind === 'elapsed' && ctx.startMs !== null && prev?.[name] != null) row[name] = clockSeconds(ctx);
+        return;
+      }
       const v = p[k++];
       if (!isNumeric(kind)) return void (row[name] = kind === 'bool' ? v === 1 : v);
       const n = back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx);

@@ -174,7 +174,8 @@ describe('compact live codec', () => {
               LastPingTime: new Date(t).toISOString(),
               Latitude: lat,
               Longitude: lon,
-              ElapsedSeconds: (r.ElapsedSeconds ?? 0) + 30,
+              // On the course: the race clock now (implied on the wire); otherwise some other time.
+              ElapsedSeconds: random() < 0.6 ? Math.round((at - START) / 1000) : (r.ElapsedSeconds ?? 0) + 30,
             };
           }
           if (x < 0.35) return { ...randomRow(random, r.RunnerId, r.Rank) };
