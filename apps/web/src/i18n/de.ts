@@ -467,6 +467,7 @@ const de: Catalogue = {
     picked: '{{runner}}: {{distance}} um {{time}}',
   },
   profile: {
+    noElevation: 'Diese Strecke hat keine Höhendaten.',
     label: 'Höhenprofil, {{min}} bis {{max}} m, mit {{count}} Teilnehmenden',
     caption: 'Distanz (km) und Höhe; die Punkte sind Teilnehmende.',
   },

@@ -465,6 +465,7 @@ const en = {
     picked: '{{runner}}: {{distance}} at {{time}}',
   },
   profile: {
+    noElevation: 'This course has no elevation data.',
     label: 'Elevation profile, {{min}} to {{max}} m, with {{count}} runners',
     caption: 'Distance (km) and elevation; dots are runners.',
   },

@@ -468,6 +468,7 @@ const es: Catalogue = {
     picked: '{{runner}}: {{distance}} a las {{time}}',
   },
   profile: {
+    noElevation: 'Este recorrido no tiene datos de altitud.',
     label: 'Perfil de altitud, de {{min}} a {{max}} m, con {{count}} corredores',
     caption: 'Distancia (km) y altitud; los puntos son los corredores.',
   },

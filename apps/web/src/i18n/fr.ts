@@ -468,6 +468,7 @@ const fr: Catalogue = {
     picked: '{{runner}} : {{distance}} à {{time}}',
   },
   profile: {
+    noElevation: "Ce parcours n'a pas de données d'altitude.",
     label: 'Profil altimétrique, de {{min}} à {{max}} m, avec {{count}} coureurs',
     caption: 'Distance (km) et altitude ; les points sont les coureurs.',
   },

@@ -467,6 +467,7 @@ const it: Catalogue = {
     picked: '{{runner}}: {{distance}} alle {{time}}',
   },
   profile: {
+    noElevation: 'Questo percorso non ha dati altimetrici.',
     label: 'Profilo altimetrico, da {{min}} a {{max}} m, con {{count}} concorrenti',
     caption: 'Distanza (km) e altitudine; i punti sono i concorrenti.',
   },

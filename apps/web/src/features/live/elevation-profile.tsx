@@ -45,7 +45,7 @@ export function ElevationProfile(props: {
   if (!track.HasElevation || track.Profile.length < 2 || track.LengthM <= 0) {
     return (
       <p className="live-muted" ref={ref as React.RefObject<HTMLParagraphElement>}>
-        This course has no elevation data.
+        {t('profile.noElevation')}
       </p>
     );
   }
