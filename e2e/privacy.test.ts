@@ -152,6 +152,16 @@ it('the delay holds: with a 10-minute delay a fix 1 minute old is not public; th
   expect(Date.parse(row.LastPingTime)).toBeLessThanOrEqual(now - 10 * MIN);
   await screenshot(v.page, 'privacy-delay-visitor');
 
+  // The privacy policy says it, from the race's own settings.
+  await v.page.goto(`${server.url}/privacy-policy`);
+  const policy = v.page.getByTestId('privacy-races').locator('tr').filter({ hasText: 'Live Test Race' });
+  await policy.waitFor();
+  await expect(policy.locator('td').allTextContents()).resolves.toEqual([
+    '10 min',
+    'public',
+    'kept until the race is deleted',
+  ]);
+
   // The director's HQ (signed in) reads the race live: runner 1's newest fix is there.
   await page.goto(`${server.url}/race/${race.raceId}/hq`);
   await page.getByRole('heading', { name: 'Race HQ', level: 1 }).waitFor();
