@@ -204,6 +204,8 @@ const de: Catalogue = {
     noneLead: 'Lege mit „Rennen hinzufügen +“ dein erstes Rennen an.',
   },
   requests: {
+    showLess: 'Weniger anzeigen',
+    readMore: 'Ganze Beschreibung lesen',
     lead: 'Rennen, die auf Genehmigung warten. Ein genehmigtes Rennen wird öffentlich.',
     loadFailed: 'Die Anfragen konnten nicht geladen werden.',
     none: 'Keine offenen Anfragen.',
@@ -294,8 +296,10 @@ const de: Catalogue = {
     clear: 'Status entfernen',
   },
   hq: {
+    mapLabel: 'Karte des Rennens mit alarmierenden Teilnehmenden',
     unavailable: 'Renn-HQ nicht verfügbar',
     settingsForm: {
+      loading: 'Einstellungen werden geladen…',
       noMovement: 'Keine Bewegung nach (Minuten)',
       noMovementHint: 'Weniger als 100 m Fortschritt in dieser Zeit, während Positionen eintreffen.',
       lostSignal: 'Signal verloren nach (× erwartetes Intervall)',

@@ -204,6 +204,8 @@ const en = {
     noneLead: "Use 'Add Race +' to create your first race.",
   },
   requests: {
+    showLess: 'Show less',
+    readMore: 'Read the full description',
     lead: 'Races waiting for approval. An approved race becomes public.',
     loadFailed: 'Requests could not be loaded.',
     none: 'No pending requests.',
@@ -293,8 +295,10 @@ const en = {
     clear: 'Clear status',
   },
   hq: {
+    mapLabel: 'Map of the race with alerting runners',
     unavailable: 'Race HQ unavailable',
     settingsForm: {
+      loading: 'Loading the settings…',
       noMovement: 'No movement after (minutes)',
       noMovementHint: 'Progress under 100 m for this long while fixes arrive.',
       lostSignal: 'Lost signal after (× expected interval)',

@@ -204,6 +204,8 @@ const es: Catalogue = {
     noneLead: 'Usa «Añadir carrera +» para crear tu primera carrera.',
   },
   requests: {
+    showLess: 'Mostrar menos',
+    readMore: 'Leer la descripción completa',
     lead: 'Carreras pendientes de aprobación. Una carrera aprobada pasa a ser pública.',
     loadFailed: 'No se pudieron cargar las solicitudes.',
     none: 'No hay solicitudes pendientes.',
@@ -295,8 +297,10 @@ const es: Catalogue = {
     clear: 'Quitar estado',
   },
   hq: {
+    mapLabel: 'Mapa de la carrera con los corredores en alerta',
     unavailable: 'Centro de control no disponible',
     settingsForm: {
+      loading: 'Cargando los ajustes…',
       noMovement: 'Sin movimiento tras (minutos)',
       noMovementHint: 'Menos de 100 m de avance durante este tiempo mientras llegan posiciones.',
       lostSignal: 'Señal perdida tras (× intervalo previsto)',

@@ -204,6 +204,8 @@ const fr: Catalogue = {
     noneLead: 'Utilisez « Ajouter une course + » pour créer votre première course.',
   },
   requests: {
+    showLess: 'Réduire',
+    readMore: 'Lire toute la description',
     lead: "Courses en attente d'approbation. Une course approuvée devient publique.",
     loadFailed: "Les demandes n'ont pas pu être chargées.",
     none: 'Aucune demande en attente.',
@@ -295,8 +297,10 @@ const fr: Catalogue = {
     clear: 'Effacer le statut',
   },
   hq: {
+    mapLabel: 'Carte de la course avec les coureurs en alerte',
     unavailable: 'QG de course indisponible',
     settingsForm: {
+      loading: 'Chargement des réglages…',
       noMovement: 'Immobile après (minutes)',
       noMovementHint: 'Moins de 100 m de progression pendant cette durée alors que des positions arrivent.',
       lostSignal: 'Signal perdu après (× intervalle prévu)',

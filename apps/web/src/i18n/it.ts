@@ -204,6 +204,8 @@ const it: Catalogue = {
     noneLead: 'Usa «Aggiungi gara +» per creare la tua prima gara.',
   },
   requests: {
+    showLess: 'Mostra meno',
+    readMore: 'Leggi tutta la descrizione',
     lead: 'Gare in attesa di approvazione. Una gara approvata diventa pubblica.',
     loadFailed: 'Impossibile caricare le richieste.',
     none: 'Nessuna richiesta in sospeso.',
@@ -294,8 +296,10 @@ const it: Catalogue = {
     clear: 'Rimuovi stato',
   },
   hq: {
+    mapLabel: 'Mappa della gara con i concorrenti in allarme',
     unavailable: 'Centrale di gara non disponibile',
     settingsForm: {
+      loading: 'Caricamento delle impostazioni…',
       noMovement: 'Nessun movimento dopo (minuti)',
       noMovementHint: 'Meno di 100 m di avanzamento in questo tempo mentre arrivano posizioni.',
       lostSignal: 'Segnale perso dopo (× intervallo previsto)',

@@ -90,7 +90,8 @@ export function AlertSettingsForm({ raceId }: { raceId: number }) {
     }
   };
 
-  if (!values) return error ? <FormError message={error} /> : <p className="muted">Loading the settings…</p>;
+  if (!values)
+    return error ? <FormError message={error} /> : <p className="muted">{t('hq.settingsForm.loading')}</p>;
   const set = (key: keyof AlertSettings) => (e: React.ChangeEvent<HTMLInputElement>) => {
     setSaved(false);
     setValues({ ...values, [key]: e.target.value });

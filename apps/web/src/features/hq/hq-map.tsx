@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { t } from '../../i18n';
 import L from 'leaflet';
 import 'leaflet/dist/leaflet.css';
 import type { CourseTrack, RunnerPositions, TrailPoint } from '@racebeacon/domain/live';
@@ -157,13 +158,5 @@ export default function HqMap(props: HqMapProps) {
     framed.current = true;
   }, [focus]);
 
-  return (
-    <div
-      ref={el}
-      className="hq-map"
-      role="region"
-      aria-label="Map of the race with alerting runners"
-      data-testid="hq-map"
-    />
-  );
+  return <div ref={el} className="hq-map" role="region" aria-label={t('hq.mapLabel')} data-testid="hq-map" />;
 }

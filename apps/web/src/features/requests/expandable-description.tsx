@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'react';
+import { useI18n } from '../../i18n';
 
 /**
  * A race description cut to two lines, with a button to read the whole of it when it is longer (the admin must not
@@ -8,6 +9,7 @@ import { useLayoutEffect, useRef, useState } from 'react';
 export function ExpandableDescription({ text, id }: { text: string; id: string }) {
   const ref = useRef<HTMLParagraphElement>(null);
   const [expanded, setExpanded] = useState(false);
+  const { t } = useI18n();
   const [clamped, setClamped] = useState(false);
 
   useLayoutEffect(() => {
@@ -38,7 +40,7 @@ export function ExpandableDescription({ text, id }: { text: string; id: string }
           aria-controls={id}
           onClick={() => setExpanded((v) => !v)}
         >
-          {expanded ? 'Show less' : 'Read the full description'}
+          {expanded ? t('requests.showLess') : t('requests.readMore')}
         </button>
       ) : null}
     </>
