@@ -133,8 +133,8 @@ it('Notify me: permission on the click, the browser’s keys reach the server, a
     .select()
     .from(pushSubscriptions)
     .where(eq(pushSubscriptions.raceId, race.raceId));
-  expect(rows.map((r) => [r.endpoint, r.p256dh, r.auth, r.runnerIds])).toEqual([
-    [mine.endpoint, mine.keys.p256dh, mine.keys.auth, [a.runnerId]],
+  expect(rows.map((r) => [r.endpoint, r.p256dh, r.auth, r.runnerIds, r.locale])).toEqual([
+    [mine.endpoint, mine.keys.p256dh, mine.keys.auth, [a.runnerId], 'en'],
   ]);
 
   // A passes Aid 1 (5 km): the server's notifier job sends the message to the push service.

@@ -148,6 +148,27 @@ describe('decideRunnerNotices', () => {
     expect(d.sent.cps).toEqual([2]);
   });
 
+  it('speaks the subscription’s language, with its decimal comma', () => {
+    const n = news({ splits: [split(2, T0 + 60 * MIN)] });
+    const say = (locale: string) => decideRunnerNotices(n, fresh, ctx({ locale })).notices[0];
+    expect(say('fr')).toMatchObject({
+      title: 'Ada Lovelace (dossard 42)',
+      body: 'Ada Lovelace (dossard 42) a franchi Col au km 8,0, après 1:00:00 de course.',
+    });
+    expect(say('de').body).toBe(
+      'Ada Lovelace (Startnr. 42) hat Col bei km 8,0 passiert, 1:00:00 nach dem Start.',
+    );
+    expect(say('es').body).toBe('Ada Lovelace (dorsal 42) pasó por Col en el km 8,0, a 1:00:00 de carrera.');
+    expect(say('it').body).toBe(
+      'Passaggio di Ada Lovelace (pettorale 42) a Col al km 8,0, dopo 1:00:00 di gara.',
+    );
+    expect(say('xx').body).toBe('Ada Lovelace (bib 42) passed Col at km 8.0, 1:00:00 into the race.');
+    const silent = news({ row: row({ Status: 'stale', LastPingTime: iso(NOW - 61 * MIN) }) });
+    const fr = decideRunnerNotices(silent, fresh, ctx({ locale: 'fr' })).notices[0];
+    expect(fr.title).toBe('Pas de nouvelles de Ada Lovelace (dossard 42) depuis 1 heure');
+    expect(fr.body).toContain('Les balises satellite restent souvent muettes au fond des vallées');
+  });
+
   it('formats race times as h:mm:ss', () => {
     expect(raceTime(0)).toBe('0:00:00');
     expect(raceTime(3_599_600)).toBe('1:00:00');

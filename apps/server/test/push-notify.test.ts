@@ -110,6 +110,7 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
       RaceId: race.raceId,
       RunnerIds: [...ids].sort((a, b) => a - b),
       Kinds: ['checkpoint', 'finished', 'dnf', 'no-news'],
+      Locale: 'en',
     });
     expect((await subscribe(b2, race.raceId, [ids[B]])).statusCode).toBe(201);
     // Posting again replaces what that browser follows (200).
@@ -253,9 +254,9 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
       (rows) => rows[0].Status !== 'not-started',
     );
     const b3 = push.newBrowser();
-    expect((await subscribe(b3, delayed.raceId, [r.runnerId], { Kinds: ['checkpoint'] })).statusCode).toBe(
-      201,
-    );
+    const french = await subscribe(b3, delayed.raceId, [r.runnerId], { Kinds: ['checkpoint'], Locale: 'fr' });
+    expect(french.statusCode).toBe(201);
+    expect(french.json()).toMatchObject({ Kinds: ['checkpoint'], Locale: 'fr' });
     // Passes Aid 1 about 10 min ago: public in 20 min.
     await postFixes(t.app, delayed.raceId, r, [{ t: Date.now(), ...pointAlong(6000) }]);
     await waitFor(
@@ -269,7 +270,7 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
     await job.runOnce();
     await push.waitFor(b3.id, 1);
     expect(messages(b3)).toMatchObject([
-      { kind: 'checkpoint', body: expect.stringContaining('passed Aid 1') },
+      { kind: 'checkpoint', body: expect.stringContaining('a franchi Aid 1 au km 5,0') },
     ]);
     clock = 0;
   });
@@ -346,6 +347,7 @@ describe.each(dbKinds)('push subscriptions: bad input, who may unsubscribe, rate
       ['RunnerIds not ids', { ...ok, RunnerIds: ['1'] }, 'RunnerIds'],
       ['a runner of another race', { ...ok, RunnerIds: [other.runners[0].runnerId] }, 'RunnerIds'],
       ['an unknown kind', { ...ok, Kinds: ['gossip'] }, 'Kinds'],
+      ['an unknown language', { ...ok, Locale: 'tlh' }, 'Locale'],
       ['RaceId missing', { ...ok, RaceId: undefined }, 'RaceId'],
     ];
     for (const [name, body, names] of cases) {

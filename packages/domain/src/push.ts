@@ -10,6 +10,10 @@ export const PUSH_KINDS = ['checkpoint', 'finished', 'dnf', 'no-news'] as const;
 export const pushKindSchema = z.enum(PUSH_KINDS);
 export type PushKind = z.infer<typeof pushKindSchema>;
 
+/** Languages of the notification texts (the web app's). */
+export const PUSH_LOCALES = ['en', 'fr', 'es', 'de', 'it'] as const;
+export type PushLocale = (typeof PUSH_LOCALES)[number];
+
 /** Most runners one browser follows with notifications in one race. */
 export const MAX_PUSH_RUNNERS = 50;
 /** Silence after which followers hear "no news" (ms). */
@@ -58,6 +62,8 @@ export const pushSubscriptionBodySchema = z
       .max(MAX_PUSH_RUNNERS, { error: `RunnerIds may name at most ${MAX_PUSH_RUNNERS} runners` }),
     /** Which notifications (default: all). */
     Kinds: z.array(pushKindSchema).min(1).max(PUSH_KINDS.length).optional(),
+    /** Language of the texts (default en): the page's language. */
+    Locale: z.enum(PUSH_LOCALES, { error: `Locale must be one of ${PUSH_LOCALES.join(', ')}` }).optional(),
   })
   .meta({ id: 'PushSubscriptionBody' });
 export type PushSubscriptionBody = z.input<typeof pushSubscriptionBodySchema>;
@@ -82,6 +88,7 @@ export const pushSubscriptionSchema = z
     RaceId: z.number().int(),
     RunnerIds: z.array(z.number().int()),
     Kinds: z.array(pushKindSchema),
+    Locale: z.enum(PUSH_LOCALES),
   })
   .meta({ id: 'PushSubscription' });
 export type PushSubscriptionInfo = z.infer<typeof pushSubscriptionSchema>;

@@ -6,6 +6,7 @@ import {
   type Split,
 } from '@racebeacon/domain';
 import type { RunnerSent } from './repository';
+import { pushTexts } from './texts';
 
 /**
  * What a follower is told about one runner now, and what is then recorded as sent: pure, so the notifier job and
@@ -42,6 +43,8 @@ export interface NoticeContext {
   endedMs: number | null;
   checkpoints: Map<number, NoticeCheckpoint>;
   kinds: ReadonlySet<string>;
+  /** Language of the texts (the subscription's; default en). */
+  locale?: string;
 }
 
 export interface Decision {
@@ -59,15 +62,12 @@ export function raceTime(ms: number): string {
   return `${h}:${String(m).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 }
 
-function who(row: LeaderboardRow): string {
-  const name = `${row.FirstName} ${row.LastName}`.trim();
-  return row.BibNumber ? `${name} (bib ${row.BibNumber})` : name;
-}
-
-const km = (m: number) => `km ${(m / 1000).toFixed(1)}`;
-
 export function decideRunnerNotices(news: RunnerNews, before: RunnerSent, ctx: NoticeContext): Decision {
   const { row } = news;
+  const text = pushTexts(ctx.locale);
+  const runner = text.who(`${row.FirstName} ${row.LastName}`.trim(), row.BibNumber);
+  const who = () => runner;
+  const km = (m: number) => text.km(m / 1000);
   const sent: RunnerSent = { ...before, cps: [...before.cps] };
   const notices: PushPayload[] = [];
   const url = `/race/${news.raceId}/runner/${encodeURIComponent(row.BibNumber ?? String(row.RunnerId))}`;
@@ -94,8 +94,7 @@ export function decideRunnerNotices(news: RunnerNews, before: RunnerSent, ctx: N
     if (d !== 'later') {
       sent.dnf = true;
       if (d === 'send') {
-        const where = row.DistanceKm != null ? `, recorded at ${km(row.DistanceKm * 1000)}` : '';
-        push('dnf', who(row), `${who(row)} did not finish (DNF)${where}.`);
+        push('dnf', who(), text.dnf(who(), row.DistanceKm != null ? km(row.DistanceKm * 1000) : null));
       }
     }
   }
@@ -107,8 +106,7 @@ export function decideRunnerNotices(news: RunnerNews, before: RunnerSent, ctx: N
     if (d !== 'later') {
       sent.finished = true;
       if (d === 'send') {
-        const time = sinceStart(t);
-        push('finished', who(row), `${who(row)} finished${time ? ` in ${time}` : ''}.`);
+        push('finished', who(), text.finished(who(), sinceStart(t)));
       }
     }
   }
@@ -126,11 +124,10 @@ export function decideRunnerNotices(news: RunnerNews, before: RunnerSent, ctx: N
     if (d === 'send' && (!latest || at > latest.at)) latest = { at, cp };
   }
   if (latest && notices.every((n) => n.kind !== 'finished')) {
-    const time = sinceStart(latest.at);
     push(
       'checkpoint',
-      who(row),
-      `${who(row)} passed ${latest.cp.name} at ${km(latest.cp.distanceM)}${time ? `, ${time} into the race` : ''}.`,
+      who(),
+      text.checkpoint(who(), latest.cp.name, km(latest.cp.distanceM), sinceStart(latest.at)),
     );
   }
 
@@ -144,13 +141,10 @@ export function decideRunnerNotices(news: RunnerNews, before: RunnerSent, ctx: N
       if (d !== 'later') {
         sent.silentPing = row.LastPingTime;
         if (d === 'send') {
-          const where = row.DistanceKm != null ? ` at ${km(row.DistanceKm * 1000)}` : '';
-          const time = sinceStart(last);
           push(
             'no-news',
-            `No news of ${who(row)} for 1 hour`,
-            `Last heard${where}${time ? `, ${time} into the race` : ''}. Satellite trackers are often silent in ` +
-              'deep valleys and under thick forest; the silence alone does not mean anything is wrong.',
+            text.noNewsTitle(who()),
+            text.noNewsBody(row.DistanceKm != null ? km(row.DistanceKm * 1000) : null, sinceStart(last)),
           );
         }
       }

@@ -185,7 +185,7 @@ export class PushNotifier {
         after[key] = was;
         continue;
       }
-      const decision = decideRunnerNotices(r, was, { ...news, kinds });
+      const decision = decideRunnerNotices(r, was, { ...news, kinds, locale: sub.locale });
       let delivered = true;
       for (const notice of decision.notices) {
         const result = await this.opts.sender.send(sub, JSON.stringify(notice), {

@@ -24,6 +24,7 @@ export interface NewPushSubscription {
   raceId: number;
   runnerIds: number[];
   kinds: string[];
+  locale: string;
 }
 
 /** The subscription of this endpoint in this race, locked until the transaction ends. */
@@ -55,6 +56,7 @@ export async function upsertSubscription(
         auth: values.auth,
         runnerIds: values.runnerIds,
         kinds: values.kinds,
+        locale: values.locale,
         sentState: values.sentState,
       },
     });

@@ -65,6 +65,7 @@ export class PushService {
     if (!validP256(keys.p256dh)) throw badRequest('Subscription.keys.p256dh is not a P-256 public key.');
     const runnerIds = [...new Set(input.RunnerIds)].sort((a, b) => a - b);
     const kinds = input.Kinds ? PUSH_KINDS.filter((k) => input.Kinds!.includes(k)) : [...PUSH_KINDS];
+    const locale = input.Locale ?? 'en';
     const nowMs = this.now();
     const news = await readRaceNews(this.db, this.live(), input.RaceId, nowMs);
     if (!news) throw notFound(`Race ${input.RaceId} not found.`);
@@ -90,11 +91,12 @@ export class PushService {
         raceId: input.RaceId,
         runnerIds,
         kinds,
+        locale,
         sentState,
       });
       return {
         created: !existing,
-        subscription: { RaceId: input.RaceId, RunnerIds: runnerIds, Kinds: kinds },
+        subscription: { RaceId: input.RaceId, RunnerIds: runnerIds, Kinds: kinds, Locale: locale },
       };
     });
   }

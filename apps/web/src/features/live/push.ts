@@ -1,4 +1,5 @@
 import type { PushKey, PushSubscriptionBody, PushSubscriptionInfo } from '@racebeacon/domain/push';
+import { i18n, LANGUAGES, type Language } from '../../i18n';
 import { api } from '../../lib/api-client';
 
 /**
@@ -90,10 +91,16 @@ async function subscription(): Promise<PushSubscription> {
   }
 }
 
-/** What was last sent per race (endpoint and runners), so an unchanged list is not sent again. */
+/** The texts come in the page's language. */
+function locale(): Language {
+  const lang = i18n.language as Language;
+  return LANGUAGES.includes(lang) ? lang : 'en';
+}
+
+/** What was last sent per race (endpoint, runners, language), so an unchanged list is not sent again. */
 const lastSent = new Map<number, string>();
 const sentKey = (endpoint: string, runnerIds: number[]) =>
-  `${endpoint} ${[...runnerIds].sort((a, b) => a - b).join(',')}`;
+  `${endpoint} ${[...runnerIds].sort((a, b) => a - b).join(',')} ${locale()}`;
 
 async function send(
   raceId: number,
@@ -110,6 +117,7 @@ async function send(
     },
     RaceId: raceId,
     RunnerIds: runnerIds,
+    Locale: locale(),
   };
   return api.post<PushSubscriptionInfo>('/open/push/subscriptions', body, { background: true });
 }
