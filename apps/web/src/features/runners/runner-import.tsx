@@ -3,7 +3,8 @@ import type { ApiFailure } from '../../lib/api-client';
 import { failureMessage, FormError } from '../../components/form-error';
 import { runnersApi, type RunnerImportResult } from './api';
 import './runner-import.css';
-import { useI18n } from '../../i18n';
+import { t, useI18n } from '../../i18n';
+import { RichText } from '../../i18n/rich-text';
 
 type LineError = RunnerImportResult['Errors'][number];
 
@@ -11,7 +12,11 @@ type LineError = RunnerImportResult['Errors'][number];
 type Preview = { file: File; result: RunnerImportResult | null; errors: LineError[]; message: string | null };
 
 const PREVIEW_ROWS = 200;
-const ACTION_LABEL = { create: 'New', update: 'Update', unchanged: 'Unchanged' } as const;
+const ACTION_LABEL = {
+  create: 'runnerImport.actionNew',
+  update: 'runnerImport.actionUpdate',
+  unchanged: 'runnerImport.actionUnchanged',
+} as const;
 
 /** The Errors of a 400 invalid_csv, when the server listed them. */
 function lineErrorsOf(err: unknown): LineError[] | null {
@@ -19,7 +24,12 @@ function lineErrorsOf(err: unknown): LineError[] | null {
   return Array.isArray(errors) ? (errors as LineError[]) : null;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** "1 new runner" / "3 new runners", "1 line" / "2 lines", "1 runner" / "4 runners", in the viewer's language. */
+const newRunners = (count: number) =>
+  t(count === 1 ? 'runnerImport.newRunner' : 'runnerImport.newRunners', { count });
+const runnersCount = (count: number) =>
+  t(count === 1 ? 'runnerImport.runner' : 'runnerImport.runners', { count });
+const linesCount = (count: number) => t(count === 1 ? 'runnerImport.line' : 'runnerImport.lines', { count });
 
 /**
  * "Import runners (CSV)" on the director's race page: pick a file, see what the import would do (a dry run: new,
@@ -28,6 +38,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  */
 export function RunnerImport({ raceId, onImported }: { raceId: number; onImported(): Promise<void> }) {
   const id = useId();
+  useI18n();
   const input = useRef<HTMLInputElement>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [skipInvalid, setSkipInvalid] = useState(false);
@@ -89,17 +100,19 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
 
   return (
     <details className="runner-import" data-testid="runner-import">
-      <summary>Import runners (CSV)</summary>
+      <summary>{t('runnerImport.summary')}</summary>
       <div className="runner-import-body">
         <p className="muted">
-          One runner per line, with a header line: <code>BibNumber</code>, <code>FirstName</code>,{' '}
-          <code>LastName</code>, and optionally <code>Gender</code> (M/F), <code>Age</code>,{' '}
-          <code>EmergencyContact</code>, <code>Phone</code>. Common spellings work too (bib, first name,
-          sex…); commas or semicolons, UTF-8. A bib already in the race updates that runner.
+          <RichText
+            text={t('runnerImport.help')}
+            tags={[0, 1, 2, 3, 4, 5, 6].map((k) => (
+              <code key={k} />
+            ))}
+          />
         </p>
         <div className="runner-import-actions">
           <label htmlFor={`${id}-file`} className="runner-import-file">
-            CSV file
+            {t('runnerImport.file')}
             <input
               ref={input}
               id={`${id}-file`}
@@ -114,37 +127,52 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
             />
           </label>
           <button type="button" className="btn btn-secondary btn-small" onClick={() => void exportRunners()}>
-            Export runners (CSV)
+            {t('runnerImport.export')}
           </button>
         </div>
         <FormError message={error} />
         {done && (
           <p className="notice" role="status" data-testid="import-summary">
-            Imported: {plural(done.Created, 'new runner')}, {plural(done.Updated, 'runner')} updated,{' '}
-            {done.Unchanged} unchanged
-            {done.Errors.length > 0 && `, ${plural(done.Errors.length, 'line')} skipped`}.
+            {t('runnerImport.done', {
+              created: newRunners(done.Created),
+              updated: runnersCount(done.Updated),
+              unchanged: done.Unchanged,
+              skipped:
+                done.Errors.length > 0
+                  ? t('runnerImport.skipped', { lines: linesCount(done.Errors.length) })
+                  : '',
+            })}
           </p>
         )}
         {preview && (
           <div className="runner-import-preview" data-testid="import-preview">
-            <h3>Preview of {preview.file.name}</h3>
+            <h3>{t('runnerImport.preview', { name: preview.file.name })}</h3>
             {result && (
               <p data-testid="import-plan">
-                {plural(result.Created, 'new runner')}, {plural(result.Updated, 'runner')} to update,{' '}
-                {result.Unchanged} unchanged.
+                {t('runnerImport.plan', {
+                  created: newRunners(result.Created),
+                  updated: runnersCount(result.Updated),
+                  unchanged: result.Unchanged,
+                })}
               </p>
             )}
             {preview.errors.length > 0 && (
               <div className="runner-import-errors" role="alert" data-testid="import-errors">
                 <p>
                   {result && skipInvalid
-                    ? `${plural(preview.errors.length, 'line')} with errors will be skipped:`
-                    : `Nothing will be imported while ${plural(preview.errors.length, 'line has', 'lines have')} errors. Fix the file and pick it again${result ? ', or skip them' : ''}:`}
+                    ? t('runnerImport.willSkip', { lines: linesCount(preview.errors.length) })
+                    : t(
+                        preview.errors.length === 1 ? 'runnerImport.blockedOne' : 'runnerImport.blockedMany',
+                        {
+                          count: preview.errors.length,
+                          orSkip: result ? t('runnerImport.orSkip') : '',
+                        },
+                      )}
                 </p>
                 <ul>
                   {preview.errors.map((e) => (
                     <li key={`${e.Line}-${e.Message}`} data-testid="import-error">
-                      <strong>Line {e.Line}:</strong> {e.Message}
+                      <strong>{t('runnerImport.lineLabel', { line: e.Line })}</strong> {e.Message}
                     </li>
                   ))}
                 </ul>
@@ -157,18 +185,18 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
                   checked={skipInvalid}
                   onChange={(e) => setSkipInvalid(e.target.checked)}
                 />{' '}
-                Skip the lines with errors and import the others
+                {t('runnerImport.skip')}
               </label>
             )}
             {result && result.Rows.length > 0 && (
               <div className="runner-import-table-wrap">
-                <table className="table runner-import-table" aria-label="Runners in the file">
+                <table className="table runner-import-table" aria-label={t('runnerImport.tableLabel')}>
                   <thead>
                     <tr>
-                      <th scope="col">Line</th>
-                      <th scope="col">Bib</th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Import</th>
+                      <th scope="col">{t('runnerImport.lineColumn')}</th>
+                      <th scope="col">{t('runners.bib')}</th>
+                      <th scope="col">{t('runners.name')}</th>
+                      <th scope="col">{t('runnerImport.importColumn')}</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -179,13 +207,15 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
                         <td>
                           {r.FirstName} {r.LastName}
                         </td>
-                        <td>{ACTION_LABEL[r.Action]}</td>
+                        <td>{t(ACTION_LABEL[r.Action])}</td>
                       </tr>
                     ))}
                   </tbody>
                 </table>
                 {result.Rows.length > PREVIEW_ROWS && (
-                  <p className="muted">…and {result.Rows.length - PREVIEW_ROWS} more.</p>
+                  <p className="muted">
+                    {t('runnerImport.more', { count: result.Rows.length - PREVIEW_ROWS })}
+                  </p>
                 )}
               </div>
             )}
@@ -196,7 +226,9 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
                 disabled={blocked}
                 onClick={() => void confirm()}
               >
-                {result && toImport === 0 ? 'Nothing to import' : `Import ${plural(toImport, 'runner')}`}
+                {result && toImport === 0
+                  ? t('runnerImport.nothing')
+                  : t('runnerImport.importN', { runners: runnersCount(toImport) })}
               </button>
               <button
                 type="button"
@@ -206,7 +238,7 @@ export function RunnerImport({ raceId, onImported }: { raceId: number; onImporte
                   if (input.current) input.current.value = '';
                 }}
               >
-                Cancel
+                {t('common.cancel')}
               </button>
             </div>
           </div>
