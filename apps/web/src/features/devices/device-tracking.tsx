@@ -3,6 +3,8 @@ import { ModalDialog } from '../../components/modal-dialog';
 import { DEVICE_SOURCES, type DeviceSource } from '@racebeacon/domain/entities';
 import { deviceTrackingApi, type AdminDeviceWithFeed } from './api';
 import './device-feed.css';
+import { t, useI18n, type TextKey } from '../../i18n';
+import { RichText } from '../../i18n/rich-text';
 
 const SOURCE_LABELS: Record<DeviceSource, string> = {
   osmand: 'Traccar Client / OsmAnd (phone)',
@@ -15,14 +17,14 @@ const SOURCE_LABELS: Record<DeviceSource, string> = {
 };
 
 /** What HardwareId means for each source (phones authenticate with the tracking key instead). */
-const HARDWARE_HINT: Record<DeviceSource, string | null> = {
+const HARDWARE_HINT: Record<DeviceSource, TextKey | null> = {
   osmand: null,
   owntracks: null,
-  spot: "The messenger's ESN, e.g. 0-2468013",
-  inreach: 'The IMEI (15 digits)',
-  mapshare: 'The MapShare name, as in share.garmin.com/{name}',
-  lorawan: 'The DevEUI (16 hex digits)',
-  meshtastic: 'The node number, e.g. 2882400044 or !abcdef2c',
+  spot: 'deviceTracking.hintSpot',
+  inreach: 'deviceTracking.hintInreach',
+  mapshare: 'deviceTracking.hintMapshare',
+  lorawan: 'deviceTracking.hintLorawan',
+  meshtastic: 'deviceTracking.hintMeshtastic',
 };
 
 export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
@@ -41,6 +43,7 @@ export function DeviceTrackingDialog({
   onChanged(): void;
 }) {
   const id = useId();
+  useI18n();
   const [source, setSource] = useState<DeviceSource>(device.Source ?? 'osmand');
   const [hardwareId, setHardwareId] = useState(device.HardwareId ?? '');
   const [key, setKey] = useState(device.TrackingKey);
@@ -50,12 +53,13 @@ export function DeviceTrackingDialog({
   const [removePassword, setRemovePassword] = useState(false);
   const polled = source === 'spot' || source === 'mapshare';
   const [problem, setProblem] = useState<string | null>(null);
-  const hint = HARDWARE_HINT[source];
+  const hintKey = HARDWARE_HINT[source];
+  const hint = hintKey ? t(hintKey) : null;
 
   async function save() {
     const hw = hardwareId.trim();
     if (hint && !hw) {
-      setProblem(`Please enter the hardware id: ${hint}.`);
+      setProblem(t('deviceTracking.enterHardwareId', { hint }));
       return;
     }
     try {
@@ -72,25 +76,29 @@ export function DeviceTrackingDialog({
       onChanged();
       onClose();
     } catch (err) {
-      setProblem((err as { message?: string }).message ?? 'The device could not be saved.');
+      setProblem((err as { message?: string }).message ?? t('deviceTracking.saveFailed'));
     }
   }
 
   async function rotate() {
-    if (!window.confirm('Issue a new tracking key? The phone must then be set up with the new key.')) return;
+    if (!window.confirm(t('deviceTracking.confirmRotate'))) return;
     try {
       const updated = await deviceTrackingApi.rotateKey(device.DeviceId);
       setKey(updated.TrackingKey);
       onChanged();
     } catch (err) {
-      setProblem((err as { message?: string }).message ?? 'The key could not be replaced.');
+      setProblem((err as { message?: string }).message ?? t('deviceTracking.rotateFailed'));
     }
   }
 
   return (
-    <ModalDialog title={`Tracking: ${device.Name}`} onClose={onClose} onSubmit={() => void save()}>
+    <ModalDialog
+      title={t('deviceTracking.title', { name: device.Name })}
+      onClose={onClose}
+      onSubmit={() => void save()}
+    >
       <div className="field">
-        <label htmlFor={`${id}-source`}>Source</label>
+        <label htmlFor={`${id}-source`}>{t('devices.source')}</label>
         <select
           id={`${id}-source`}
           value={source}
@@ -105,23 +113,23 @@ export function DeviceTrackingDialog({
         </select>
       </div>
       <div className="field">
-        <label htmlFor={`${id}-hw`}>Hardware id</label>
+        <label htmlFor={`${id}-hw`}>{t('deviceTracking.hardwareId')}</label>
         <input
           id={`${id}-hw`}
           value={hardwareId}
           maxLength={100}
-          placeholder={hint ?? 'Not needed: phones use the tracking key'}
+          placeholder={hint ?? t('deviceTracking.notNeeded')}
           onChange={(e) => setHardwareId(e.target.value)}
         />
       </div>
       {source === 'spot' && (
         <div className="field">
-          <label htmlFor={`${id}-feed`}>Own SPOT feed id (optional)</label>
+          <label htmlFor={`${id}-feed`}>{t('deviceTracking.ownFeed')}</label>
           <input
             id={`${id}-feed`}
             value={feedId}
             maxLength={100}
-            placeholder="Empty: the device is on a shared SPOT feed"
+            placeholder={t('deviceTracking.ownFeedEmpty')}
             onChange={(e) => setFeedId(e.target.value)}
           />
         </div>
@@ -129,8 +137,8 @@ export function DeviceTrackingDialog({
       {polled && (
         <div className="field">
           <label htmlFor={`${id}-feedpw`}>
-            {source === 'mapshare' ? 'MapShare password' : 'Feed password'}
-            {device.HasFeedPassword ? ' (set; type to replace)' : ' (if any)'}
+            {source === 'mapshare' ? t('deviceTracking.mapsharePassword') : t('deviceTracking.feedPassword')}
+            {device.HasFeedPassword ? t('deviceTracking.passwordSet') : t('deviceTracking.passwordIfAny')}
           </label>
           <input
             id={`${id}-feedpw`}
@@ -148,22 +156,21 @@ export function DeviceTrackingDialog({
                 checked={removePassword}
                 onChange={(e) => setRemovePassword(e.target.checked)}
               />{' '}
-              Remove the password
+              {t('deviceTracking.removePassword')}
             </label>
           )}
         </div>
       )}
       {polled && device.FeedError && (
         <p role="alert" className="notice">
-          The feed could not be read: {device.FeedError}
+          {t('deviceTracking.feedError', { error: device.FeedError })}
         </p>
       )}
       <div className="field">
-        <label htmlFor={`${id}-key`}>Tracking key</label>
+        <label htmlFor={`${id}-key`}>{t('deviceTracking.key')}</label>
         <input id={`${id}-key`} value={key} readOnly onFocus={(e) => e.currentTarget.select()} />
         <p className="muted">
-          Traccar Client: device identifier. OsmAnd: the <code>id</code> in the tracking URL. OwnTracks: the
-          password. Keep it secret: whoever has it can report positions for this device.
+          <RichText text={t('deviceTracking.keyHelp')} tags={[<code key="id" />]} />
         </p>
       </div>
       {problem && (
@@ -173,13 +180,13 @@ export function DeviceTrackingDialog({
       )}
       <div className="dialog-actions">
         <button type="button" className="btn btn-ghost" onClick={() => void rotate()}>
-          Rotate key
+          {t('deviceTracking.rotate')}
         </button>
         <button type="button" className="btn btn-ghost" onClick={onClose}>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" className="btn btn-primary">
-          Save
+          {t('common.save')}
         </button>
       </div>
     </ModalDialog>
