@@ -65,7 +65,7 @@ export function PrivacyPage() {
         out.
       </p>
       {races && races.length > 0 && (
-        <table className="table" data-testid="privacy-races">
+        <table className="table responsive-table" data-testid="privacy-races">
           <thead>
             <tr>
               <th scope="col">Race</th>
@@ -77,10 +77,12 @@ export function PrivacyPage() {
           <tbody>
             {races.map((r) => (
               <tr key={r.RaceId}>
-                <th scope="row">{r.Name}</th>
-                <td>{r.PublicDelayMin ? `${r.PublicDelayMin} min` : 'live'}</td>
-                <td>{r.TrailsPublic === false ? 'private' : 'public'}</td>
-                <td>{keptFor(r)}</td>
+                <th scope="row" data-label="Race">
+                  {r.Name}
+                </th>
+                <td data-label="Public delay">{r.PublicDelayMin ? `${r.PublicDelayMin} min` : 'live'}</td>
+                <td data-label="Trails">{r.TrailsPublic === false ? 'private' : 'public'}</td>
+                <td data-label="Positions">{keptFor(r)}</td>
               </tr>
             ))}
           </tbody>
