@@ -52,8 +52,8 @@ export const leaderboardRowSchema = z.object({
   EtaNextWaypointEarliest: z.string().nullable().optional(),
   EtaNextWaypointLatest: z.string().nullable().optional(),
   /**
-   * A silent runner (no fix for longer than their tracker's expected interval): the estimated distance along the
-   * course at EstimatedAt, its range, and where that is on the map. Never used for the rank, gaps or splits; it
+   * A silent runner (no fix for longer than their tracker's expected interval and a grace, `silentAfterMs`): the
+   * estimated distance along the course at EstimatedAt, its range, and where that is on the map. Never used for the rank, gaps or splits; it
    * stops at the next waypoint not reached and is null again with the next real fix.
    */
   EstimatedDistanceKm: z.number().nullable().optional(),

@@ -1,6 +1,6 @@
 /**
  * An estimated position for a silent runner: when the tracker has said nothing for longer than its expected
- * interval, where the runner probably is now along the course, from the terrain-aware pace model (`eta.ts`), with
+ * interval and a grace (`silentAfterMs`), where the runner probably is now along the course, from the terrain-aware pace model (`eta.ts`), with
  * the range of the earliest and latest paces. Shown apart from real fixes and never used for ranking, gaps or splits.
  * It never passes the next waypoint (aid station / checkpoint) the runner has not reached, nor the finish, and it
  * disappears with the next real fix (the runner is no longer silent). Its range's far end may lie past that waypoint
@@ -10,8 +10,18 @@ import { distanceAt, paceModel } from './eta';
 import { pointAtDistance } from './geometry';
 import type { LeaderboardRow, PreparedCourse, ProgressPoint, RunnerState } from './types';
 
-/** Silent: no fix for longer than this many expected intervals (a ping a little late is not silence). */
-const SILENT_FACTOR = 1.2;
+const SILENT_GRACE_FACTOR = 0.25;
+const SILENT_GRACE_MIN_MS = 60_000;
+/**
+ * Silent: no fix for longer than the expected interval plus a grace of a quarter of it, at least a minute (a ping a
+ * little late is not silence). Without the grace, a tracker reporting on time was "silent" for a moment before every
+ * ping whenever its ping came a few seconds late, and an estimate appeared and went again on every viewer's screen
+ * (half the compact stream's row patches in bench/wire.bench.ts). The one rule: the leaderboard, positions and the
+ * replay read it through `estimatePosition`.
+ */
+export function silentAfterMs(expectedIntervalMs: number): number {
+  return expectedIntervalMs + Math.max(SILENT_GRACE_MIN_MS, SILENT_GRACE_FACTOR * expectedIntervalMs);
+}
 /**
  * The range: this many σ of the runner's pace either side (nominally 80 %; the pace model's spread is on the safe
  * side: 93 % measured on the accuracy suite, where 1.645 σ gave 96 % with ranges a third wider).
@@ -45,7 +55,7 @@ export function estimatePosition(
 ): PositionEstimate | null {
   if (startMs === null || s.finishMs !== null || s.lastFix === null) return null;
   if (s.status !== 'racing' && s.status !== 'stale') return null;
-  if (nowMs - s.lastFix.t <= SILENT_FACTOR * expectedIntervalMs) return null;
+  if (nowMs - s.lastFix.t <= silentAfterMs(expectedIntervalMs)) return null;
   const p = s.progress;
   if (p.length === 0) return null;
   const last = p[p.length - 1];
