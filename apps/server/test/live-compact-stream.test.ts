@@ -141,7 +141,7 @@ describe.each(dbKinds)('compact live stream ?v=2 (%s)', (kind) => {
           compact.catchUp();
           return compact.board();
         },
-        { timeout: 20_000, interval: 100 },
+        { timeout: 45_000, interval: 100 },
       )
       .toEqual(expected);
     // The map: every runner's trail ends at their newest fix (to 1e-5°).

@@ -15,8 +15,11 @@ import type {
  * their ranges: whole minutes, floored, which is what the page shows), a string or a flag. The snapshot sends one
  * column per field, numbers delta-coded down the column (rows in leaderboard order: neighbours are close); trails
  * as deltas between fixes. A delta message patches only the fields that changed, numbers as the difference from what
- * the viewer holds; a row's position and last-ping time come from its newest fix when they are that fix; ranks that
- * shift because someone passed travel as ranges of old ranks; fixes as differences from the runner's newest fix.
+ * the viewer holds; a row's position and last-ping time come from its newest fix when they are that fix; ranks
+ * are not sent at all: the viewer ranks the rows it holds as the domain's leaderboard does (finish time, then
+ * distance) and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's
+ * distance less the row's is implied, like an elapsed time that is the race clock's; fixes as differences from the
+ * runner's newest fix.
  *
  * The server keeps a `CompactBaseline`: each row exactly as its viewers hold it, and each runner's newest fix sent.
  * The encoder patches a row when a field watched for viewers changed (the same fields that re-send a row on the
@@ -406,29 +409,28 @@ function watchedChange(prev: LeaderboardRow, next: LeaderboardRow, ctx: Ctx): bo
 }
 
 /**
- * The ranks a viewer works out for the rows not patched: the ranks the patched rows do not take, given out in the
- * order of the old ranks (then RunnerId); an unranked row stays unranked. Server and viewer share it, and the server
- * sends outright (K) every rank it gets wrong (ties, rows leaving the ranking).
+ * The ranks a viewer works out from the rows it holds, patched ones already updated (their rank still the one held,
+ * 0 for a row newly ranked): the domain's ranking (`course/leaderboard.ts`) on what a row carries — finishers by
+ * finish time, then the rest by distance, the further first — given out 1, 2, 3… to the rows that have a rank (a
+ * rank's presence travels, its value does not); equal keys in the order of the ranks held, then RunnerId. With no
+ * row patched, the ranks held. Server and viewer share it, and the server sends outright (K) every rank it gets
+ * wrong (ties, two runners at the same metre reached in another order).
  */
-function inferRanks(
-  held: Iterable<LeaderboardRow>,
-  patchedRanks: ReadonlyMap<number, number | null>,
-): Map<number, number | null> {
-  const taken = new Set<number>();
-  for (const r of patchedRanks.values()) if (r !== null) taken.add(r);
-  const rest: LeaderboardRow[] = [];
+function inferRanks(held: Iterable<LeaderboardRow>, anyPatched: boolean): Map<number, number | null> {
   const out = new Map<number, number | null>();
+  const ranked: { id: number; finish: number; m: number; rank: number }[] = [];
   for (const row of held) {
-    if (patchedRanks.has(row.RunnerId)) continue;
-    if (row.Rank === null) out.set(row.RunnerId, null);
-    else rest.push(row);
+    if (row.Rank === null || row.Rank === undefined || !anyPatched) out.set(row.RunnerId, row.Rank ?? null);
+    else
+      ranked.push({
+        id: row.RunnerId,
+        finish: row.FinishTime ? Date.parse(row.FinishTime) : Infinity,
+        m: row.DistanceKm === null || row.DistanceKm === undefined ? -1 : Math.round(row.DistanceKm * 1000),
+        rank: row.Rank,
+      });
   }
-  rest.sort((a, b) => a.Rank! - b.Rank! || a.RunnerId - b.RunnerId);
-  let rank = 1;
-  for (const row of rest) {
-    while (taken.has(rank)) rank++;
-    out.set(row.RunnerId, rank++);
-  }
+  ranked.sort((a, b) => a.finish - b.finish || b.m - a.m || a.rank - b.rank || a.id - b.id);
+  ranked.forEach((r, i) => out.set(r.id, i + 1));
   return out;
 }
 
@@ -484,7 +486,6 @@ export function encodeCompactDelta(
     if (!prev || watchedChange(prev, row, ctx)) changed.push(row);
   }
   changed.sort((a, b) => a.RunnerId - b.RunnerId);
-  const patchedRanks = new Map<number, number | null>();
   lastId = 0;
   let lastNull = 0;
   for (const row of changed) {
@@ -516,6 +517,25 @@ export function encodeCompactDelta(
         }
         return;
       }
+      if (name === 'GapKm' && L !== undefined && a != null && b != null && next.DistanceKm != null) {
+        // A gap the viewer holds: implied when it is the leader's distance less the row's, sent otherwise.
+        const rel = toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx);
+        if (rel !== 0) {
+          mask += bit(i);
+          values.push(rel);
+        }
+        return;
+      }
+      if (name === 'Rank') {
+        // The rank itself is worked out by the viewer (inferRanks); a patch says only that the row now has one.
+        if (b === null) {
+          if (!prev || a !== null) nulls += bit(i);
+        } else if (!prev || a === null || a === undefined) {
+          mask += bit(i);
+          values.push(0);
+        }
+        return;
+      }
       if (prev && same(kind, scale, a, b, ctx)) return;
       if (b === undefined) {
         if (a !== undefined) Undef.push(row.RunnerId, i);
@@ -534,21 +554,22 @@ export function encodeCompactDelta(
       values.push(out(kind, toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx)));
     });
     P.push([row.RunnerId - lastId, mask, ...values]);
+    // The row as the viewer holds it before working out ranks: its rank held (0 when newly ranked).
+    const heldRank = prev?.Rank as number | null | undefined;
+    const rank = row.Rank === null ? null : heldRank === null || heldRank === undefined ? 0 : heldRank;
     if (nulls) Null.push(row.RunnerId - lastNull, nulls);
     if (nulls) lastNull = row.RunnerId;
     lastId = row.RunnerId;
-    patchedRanks.set(row.RunnerId, row.Rank);
-    baseline.rows.set(row.RunnerId, row);
+    baseline.rows.set(row.RunnerId, { ...row, Rank: rank });
   }
 
-  // Ranks of the rows not patched: what the viewer will work out, and outright where that is wrong.
+  // Every rank: what the viewer will work out from the rows it then holds, and outright where that is wrong.
   const K: (number | null)[] = [];
-  const inferred = inferRanks(baseline.rows.values(), patchedRanks);
+  const inferred = inferRanks(baseline.rows.values(), P.length > 0);
   for (const row of rows) {
-    if (patchedRanks.has(row.RunnerId)) continue;
-    const prev = baseline.rows.get(row.RunnerId)!;
+    const held = baseline.rows.get(row.RunnerId)!;
     if (inferred.get(row.RunnerId) !== row.Rank) K.push(row.RunnerId, row.Rank);
-    if (prev.Rank !== row.Rank) baseline.rows.set(row.RunnerId, { ...prev, Rank: row.Rank });
+    if (held.Rank !== row.Rank) baseline.rows.set(row.RunnerId, { ...held, Rank: row.Rank });
   }
 
   if (!P.length && !K.length && !F.length && !Undef.length) return null;
@@ -639,7 +660,6 @@ export function decodeCompactDelta(
   for (let i = 0, nid = 0; d.Null && i + 1 < d.Null.length; i += 2)
     nulls.set((nid += d.Null[i]), d.Null[i + 1]);
   const Rows: LeaderboardRow[] = [];
-  const patchedRanks = new Map<number, number | null>();
   id = 0;
   for (const p of d.P) {
     id += p[0] as number;
@@ -662,24 +682,34 @@ export function decodeCompactDelta(
       if (!hasBit(mask, i)) {
         // A held elapsed time not sent is the race clock now.
         if (kind === 'elapsed' && ctx.startMs !== null && prev?.[name] != null) row[name] = clockSeconds(ctx);
+        // A held gap in km not sent is the leader's distance less the row's.
+        if (name === 'GapKm' && d.L !== undefined && prev?.[name] != null && row.DistanceKm != null)
+          row[name] = fromInt(kind, scale, reference(name, kind, scale, null, row, d.L, ctx), ctx);
         return;
       }
       const v = p[k++];
+      if (name === 'Rank') return void (row.Rank = 0); // ranked: the rank is worked out below
       if (!isNumeric(kind)) return void (row[name] = kind === 'bool' ? v === 1 : v);
       const n = back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx);
       row[name] = fromInt(kind, scale, n, ctx);
     });
     for (const i of undef.get(id) ?? []) delete row[FIELDS[i!][0]];
     Rows.push(row as LeaderboardRow);
-    patchedRanks.set(id, row.Rank as number | null);
   }
 
+  // Every rank from the rows the viewer now holds, then the ones sent outright.
+  const view = new Map(rows);
+  for (const row of Rows) view.set(row.RunnerId, row);
+  const ranks = inferRanks(view.values(), d.P.length > 0);
+  for (const [runnerId, [rank]] of pairs(d.K)) ranks.set(runnerId, rank);
+  const patched = new Set<number>();
+  for (const row of Rows) {
+    patched.add(row.RunnerId);
+    if (ranks.has(row.RunnerId)) row.Rank = ranks.get(row.RunnerId)!;
+  }
   const Ranks: LiveUpdate['Ranks'] = [];
-  const explicit = new Map<number, number | null>();
-  for (const [runnerId, [rank]] of pairs(d.K)) explicit.set(runnerId, rank);
-  for (const [runnerId, rank] of inferRanks(rows.values(), patchedRanks)) {
-    const r = explicit.has(runnerId) ? explicit.get(runnerId)! : rank;
-    if (r !== rows.get(runnerId)?.Rank) Ranks.push([runnerId, r]);
+  for (const [runnerId, rank] of ranks) {
+    if (!patched.has(runnerId) && rank !== rows.get(runnerId)?.Rank) Ranks.push([runnerId, rank]);
   }
   return { Seq: d.Seq, At: d.At, Rows, Ranks, Fixes };
 }

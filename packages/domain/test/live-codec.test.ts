@@ -223,9 +223,19 @@ describe('compact live codec', () => {
     }
   }, 60_000);
 
+  /** Runners on the course, ranked by distance as the leaderboard ranks them (500 m apart). */
+  const rankedRows = (random: () => number) =>
+    Array.from({ length: 50 }, (_, i) => ({
+      ...randomRow(random, i + 1, i + 1),
+      Status: 'racing' as const,
+      FinishTime: null,
+      DistanceKm: 40 - i * 0.5,
+      GapKm: i * 0.5,
+    }));
+
   it('sends nothing when nothing changed, and a moved runner as a few numbers', () => {
     const random = seededRandom(5);
-    const rows = Array.from({ length: 50 }, (_, i) => randomRow(random, i + 1, i + 1));
+    const rows = rankedRows(random);
     const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, 3)]));
     const baseline = compactBaseline(rows, trails);
     expect(encodeCompactDelta(baseline, rows, [], 1, AT)).toBeNull();
@@ -236,15 +246,57 @@ describe('compact live codec', () => {
     const moved = {
       ...r,
       DistanceKm: (r.DistanceKm ?? 0) + 0.375,
+      GapKm: r.GapKm! - 0.375,
       LastPingTime: new Date(t).toISOString(),
       Latitude: lat,
       Longitude: last[2],
     };
     const next = rows.map((x) => (x === r ? moved : x));
     const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, lat, last[2]]], 2, AT + 5000);
-    // [id, mask, distance in metres]; the position and time are the fix's; no rank moved.
+    // [id, mask, distance in metres]; the position and time are the fix's, the gap in km the leader's distance less
+    // the runner's; no rank moved.
     expect(delta?.P).toEqual([[r.RunnerId, 1 + 2 ** 6, 375]]);
     expect(delta?.K).toBeUndefined();
     expect(delta?.F).toEqual([r.RunnerId, 1, (t - (AT + 5000 - 250)) / 1000, 300, 0]);
+  });
+
+  it('sends no rank for a runner passing others: the viewer ranks by distance (the domain ranking)', () => {
+    const random = seededRandom(6);
+    const rows = rankedRows(random);
+    const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    const baseline = compactBaseline(rows, trails);
+    // Runner 11 (rank 11, 35 km) moves to 36.6 km: past ranks 8–10, now 8th; they each move down one.
+    const r = rows[10];
+    const moved = { ...r, DistanceKm: 36.6, GapKm: 3.4, Rank: 8 };
+    const next = rows.map((x) =>
+      x === r ? moved : x.Rank! >= 8 && x.Rank! <= 10 ? { ...x, Rank: x.Rank! + 1 } : x,
+    );
+    const delta = encodeCompactDelta(baseline, next, [], 2, AT + 5000)!;
+    expect(delta.P).toEqual([[r.RunnerId, 1, 1600]]);
+    expect(delta.K).toBeUndefined();
+    const held = new Map(rows.map((x) => [x.RunnerId, x]));
+    const u = decodeCompactDelta(liveCompactDeltaSchema.parse(delta), held, (id) => trails.get(id)!.at(-1));
+    expect(u.Rows.map((x) => [x.RunnerId, x.Rank, x.DistanceKm, x.GapKm])).toEqual([
+      [r.RunnerId, 8, 36.6, 3.4],
+    ]);
+    expect(u.Ranks.sort((a, b) => a[0] - b[0])).toEqual([
+      [8, 9],
+      [9, 10],
+      [10, 11],
+    ]);
+    // A tie the distance cannot order (same metre, the leaderboard's earlier arrival first) is sent outright.
+    const tied = next.map((x) =>
+      x.RunnerId === 1 ? { ...x, DistanceKm: 39.5, Rank: 2 } : x.RunnerId === 2 ? { ...x, Rank: 1 } : x,
+    );
+    const d2 = encodeCompactDelta(baseline, tied, [], 3, AT + 10_000)!;
+    const u2 = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(d2),
+      new Map(next.map((x) => [x.RunnerId, x])),
+      (id) => trails.get(id)!.at(-1),
+    );
+    const ranks = new Map(next.map((x) => [x.RunnerId, x.Rank]));
+    for (const x of u2.Rows) ranks.set(x.RunnerId, x.Rank);
+    for (const [id, rank] of u2.Ranks) ranks.set(id, rank);
+    expect([ranks.get(1), ranks.get(2)]).toEqual([2, 1]);
   });
 });

@@ -14,14 +14,15 @@ import { SNAPSHOT_TRAIL } from './sse-messages';
 /**
  * The compact live stream (`…/live?v=2`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
  * the first stream (the codec and its reasons are the domain's `live-codec.ts`). Per race state, a baseline of what
- * its viewers hold; changes are coalesced for `batchMs` (5 s by default: trackers report every minute or two, and
- * each message costs its own SSE and gzip framing), each message serialised once for every viewer. A snapshot is
+ * its viewers hold; changes are coalesced for `batchMs` (15 s by default: trackers report every one to ten minutes,
+ * and each message costs its own SSE and gzip framing — at 5 s a 2,500-runner race's cycle cost a sixth more),
+ * each message serialised once for every viewer (a lone change after a quiet spell goes at once). A snapshot is
  * the baseline itself, taken right after a flush, so the deltas that follow apply to it exactly.
  * Resuming: a Last-Event-ID of this state whose follow-ups are in the ring gets them; any other gets a snapshot
  * (applied in place by the browser).
  */
 
-/** Compact messages kept per race so a reconnecting viewer resumes with what it missed (5 minutes at 5 s). */
+/** Compact messages kept per race so a reconnecting viewer resumes with what it missed (16 minutes at 15 s). */
 const RING = 64;
 
 interface CompactState {

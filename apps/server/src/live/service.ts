@@ -39,7 +39,7 @@ export interface LiveServiceOptions {
   offCourseM: number;
   log?: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
   batchMs?: number;
-  /** Coalescing of the compact stream (`?v=2`): at most one message per race this often (default 5 s). */
+  /** Coalescing of the compact stream (`?v=2`): at most one message per race this often (default 15 s). */
   compactBatchMs?: number;
   /** How often races with viewers are re-evaluated for time-driven changes (runners going stale). */
   tickMs?: number;
@@ -81,7 +81,7 @@ export class LiveService {
   constructor(private readonly opts: LiveServiceOptions) {
     this.now = opts.now ?? Date.now;
     this.batchMs = opts.batchMs ?? 250;
-    this.compactBatchMs = opts.compactBatchMs ?? 5000;
+    this.compactBatchMs = opts.compactBatchMs ?? 15_000;
     const idleEvictMs = opts.idleEvictMs ?? 10 * 60_000;
     this.hub = new SseHub({
       heartbeatMs: opts.heartbeatMs,
