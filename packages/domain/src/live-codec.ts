@@ -18,8 +18,8 @@ import type {
  * the viewer holds; a row's position and last-ping time come from its newest fix when they are that fix; ranks
  * are not sent at all: the viewer ranks the rows it holds as the domain's leaderboard does (finish time, then
  * distance) and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's
- * distance less the row's is implied, like an elapsed time that is the race clock's; fixes as differences from the
- * runner's newest fix.
+ * distance less the row's and a percentage that is the distance's share of the course are implied, like an elapsed
+ * time that is the race clock's; fixes as differences from the runner's newest fix.
  *
  * The server keeps a `CompactBaseline`: each row exactly as its viewers hold it, and each runner's newest fix sent.
  * The encoder patches a row when a field watched for viewers changed (the same fields that re-send a row on the
@@ -434,6 +434,12 @@ function inferRanks(held: Iterable<LeaderboardRow>, anyPatched: boolean): Map<nu
   return out;
 }
 
+/** Percent in tenths as the leaderboard gives it for a distance (km, to the metre) on a course of `lengthM`. */
+function impliedPercent(distanceKm: number, lengthM: number): number {
+  const m = Math.round(distanceKm * 1000);
+  return Math.round((lengthM > 0 ? Math.min(100, (m / lengthM) * 100) : 0) * 10);
+}
+
 /** The leader's distance in metres: the first ranked row's. */
 function leaderM(rows: Iterable<LeaderboardRow>): number | undefined {
   for (const r of rows) if (r.Rank === 1 && r.DistanceKm !== null) return Math.round(r.DistanceKm * 1000);
@@ -452,7 +458,9 @@ export function encodeCompactDelta(
   seq: number,
   atMs: number,
   clockStartMs: number | null = null,
+  courseLengthM: number | null = null,
 ): LiveCompactDelta | null {
+  const C = courseLengthM === null ? undefined : courseLengthM;
   const ctx: Ctx = { atMs, startMs: clockStartMs };
   // Fixes, grouped by runner in RunnerId order, each against the runner's newest fix so far.
   const byRunner = new Map<number, (readonly [number, number, number, number])[]>();
@@ -511,6 +519,15 @@ export function encodeCompactDelta(
         // An elapsed time the viewer holds: implied when it is the race clock now (a runner on the course), sent
         // otherwise, changed or not.
         const rel = toInt(kind, scale, b, ctx)!;
+        if (rel !== 0) {
+          mask += bit(i);
+          values.push(rel);
+        }
+        return;
+      }
+      if (name === 'Percent' && C !== undefined && a != null && b != null && next.DistanceKm != null) {
+        // A percentage the viewer holds: implied when it is the distance's share of the course, sent otherwise.
+        const rel = toInt(kind, scale, b, ctx)! - impliedPercent(next.DistanceKm as number, C);
         if (rel !== 0) {
           mask += bit(i);
           values.push(rel);
@@ -580,6 +597,7 @@ export function encodeCompactDelta(
     ...(Undef.length ? { Undef } : {}),
     ...(Null.length ? { Null } : {}),
     ...(L !== undefined ? { L } : {}),
+    ...(C !== undefined && P.length ? { C } : {}),
     ...(K.length ? { K } : {}),
     ...(F.length ? { F } : {}),
   };
@@ -682,12 +700,16 @@ export function decodeCompactDelta(
       if (!hasBit(mask, i)) {
         // A held elapsed time not sent is the race clock now.
         if (kind === 'elapsed' && ctx.startMs !== null && prev?.[name] != null) row[name] = clockSeconds(ctx);
+        if (name === 'Percent' && d.C !== undefined && prev?.[name] != null && row.DistanceKm != null)
+          row[name] = impliedPercent(row.DistanceKm as number, d.C) / scale;
         // A held gap in km not sent is the leader's distance less the row's.
         if (name === 'GapKm' && d.L !== undefined && prev?.[name] != null && row.DistanceKm != null)
           row[name] = fromInt(kind, scale, reference(name, kind, scale, null, row, d.L, ctx), ctx);
         return;
       }
       const v = p[k++];
+      if (name === 'Percent' && d.C !== undefined && prev?.[name] != null && row.DistanceKm != null)
+        return void (row[name] = (impliedPercent(row.DistanceKm as number, d.C) + (v as number)) / scale);
       if (name === 'Rank') return void (row.Rank = 0); // ranked: the rank is worked out below
       if (!isNumeric(kind)) return void (row[name] = kind === 'bool' ? v === 1 : v);
       const n = back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx);

@@ -190,10 +190,12 @@ export const liveCompactDeltaSchema = z.object({
   /** The leader's distance (m): a patched row's GapKm travels as its difference from leader − DistanceKm. */
   L: z.number().int().optional(),
   /**
-   * Ranks of rows not patched that are not what the viewer works out (the ranks left free by the patched rows,
-   * given in order of the old ranks): [RunnerId, Rank or null, …].
+   * Ranks that are not what the viewer works out (the rows ranked by finish time, then distance: `live-codec.ts`):
+   * [RunnerId, Rank or null, …].
    */
   K: z.array(z.number().int().nullable()).optional(),
+  /** The course's length (m): a patched row's Percent is implied when it is its DistanceKm's share of it. */
+  C: z.number().optional(),
   /** New fixes: [RunnerId − previous, count, then per fix: time, Δlat, Δlon against the runner's newest fix …]. */
   F: z.array(z.number()).optional(),
 });

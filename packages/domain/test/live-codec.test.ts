@@ -16,6 +16,8 @@ import {
 } from '../src/live-messages';
 
 const AT = Date.parse('2026-05-02T09:30:00.250Z');
+/** A course length that is not a round number. */
+const COURSE_M = 42_195.37;
 const STATUSES = ['racing', 'stale', 'finished', 'not-started', 'dnf'] as const;
 
 /** A random row with values at the precision the leaderboard gives them (and some null or absent fields). */
@@ -168,9 +170,12 @@ describe('compact live codec', () => {
             fixes.push([r.RunnerId, t, lat, lon]);
             if (random() < 0.2) fixes.push([r.RunnerId, t - 500, lat + 0.0001, lon]); // a late fix too
             serverTrails.set(r.RunnerId, [...(serverTrails.get(r.RunnerId) ?? []), [t, lat, lon]]);
+            const m = Math.round(random() * 50_000);
             return {
               ...r,
-              DistanceKm: Math.round(random() * 50_000) / 1000,
+              DistanceKm: m / 1000,
+              // Mostly the distance's share of the course, as the leaderboard gives it (implied on the wire).
+              Percent: random() < 0.7 ? Math.round(Math.min(100, (m / COURSE_M) * 100) * 10) / 10 : r.Percent,
               LastPingTime: new Date(t).toISOString(),
               Latitude: lat,
               Longitude: lon,
@@ -191,7 +196,7 @@ describe('compact live codec', () => {
           order.splice(j, 0, moved);
         }
         server = order.map((r, i) => ({ ...r, Rank: random() < 0.05 ? null : random() < 0.1 ? i : i + 1 }));
-        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at, START);
+        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at, START, COURSE_M);
         if (delta) {
           const wire = JSON.parse(JSON.stringify(delta));
           expect(liveCompactDeltaSchema.parse(wire)).toEqual(wire);
@@ -298,5 +303,30 @@ describe('compact live codec', () => {
     for (const x of u2.Rows) ranks.set(x.RunnerId, x.Rank);
     for (const [id, rank] of u2.Ranks) ranks.set(id, rank);
     expect([ranks.get(1), ranks.get(2)]).toEqual([2, 1]);
+  });
+
+  it("sends no percentage that is the distance's share of the course, and one that is not", () => {
+    const random = seededRandom(7);
+    const pct = (km: number) => Math.round(Math.min(100, ((km * 1000) / COURSE_M) * 100) * 10) / 10;
+    const rows = rankedRows(random).map((r) => ({ ...r, Percent: pct(r.DistanceKm) }));
+    const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    const baseline = compactBaseline(rows, trails);
+    const [a, b] = [rows[20], rows[30]];
+    const next = rows.map((x) =>
+      x === a
+        ? { ...x, DistanceKm: x.DistanceKm + 0.2, GapKm: x.GapKm - 0.2, Percent: pct(x.DistanceKm + 0.2) }
+        : x === b
+          ? { ...x, DistanceKm: x.DistanceKm + 0.2, GapKm: x.GapKm - 0.2, Percent: 99.9 }
+          : x,
+    );
+    const delta = encodeCompactDelta(baseline, next, [], 2, AT + 5000, null, COURSE_M)!;
+    expect(delta.C).toBe(COURSE_M);
+    expect(delta.P).toEqual([
+      [a.RunnerId, 1, 200],
+      [b.RunnerId - a.RunnerId, 1 + 2, 200, 999 - Math.round(pct(b.DistanceKm + 0.2) * 10)],
+    ]);
+    const held = new Map(rows.map((x) => [x.RunnerId, x]));
+    const u = decodeCompactDelta(liveCompactDeltaSchema.parse(delta), held, (id) => trails.get(id)!.at(-1));
+    expect(u.Rows.map((x) => x.Percent)).toEqual([pct(a.DistanceKm + 0.2), 99.9]);
   });
 });

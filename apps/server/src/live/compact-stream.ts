@@ -103,6 +103,7 @@ export function compactUpdateMessage(entry: RaceEntry, now: number): Buffer | nu
     st.seq + 1,
     now,
     entry.live.race.clockStartedAt?.getTime() ?? null,
+    entry.live.course?.lengthM ?? null,
   );
   st.pending = [];
   if (!delta) return null;
