@@ -61,3 +61,25 @@ it('closing (graceful stop) sends every viewer a short retry hint, then ends the
     expect(last).toBeLessThan(2000);
   }
 });
+
+it('closing in the middle of sliced broadcasts writes their rest first, in order, then the retry hint', async () => {
+  const url = await start(new SseHub({ broadcastSlice: 2, retryBaseMs: 3000, retryJitterMs: 0 }));
+  const viewers: SseConnection[] = [];
+  for (let i = 0; i < 5; i++) viewers.push(await connectSse(url));
+  for (const v of viewers) await v.next((e) => e.event === 'snapshot');
+  // Only the first slice of each is written now; close() comes before the next event-loop turn.
+  for (let n = 1; n <= 2; n++) hub!.broadcast(7, encodeSseMessage('update', JSON.stringify({ n }), `g.${n}`));
+  hub!.close();
+  for (const v of viewers) {
+    await v.ended;
+    expect(v.events.map((e) => e.retry ?? e.event)).toEqual([
+      3000,
+      'snapshot',
+      'update',
+      'update',
+      expect.any(Number),
+    ]);
+    expect(v.events.filter((e) => e.event === 'update').map((e) => JSON.parse(e.data).n)).toEqual([1, 2]);
+    expect(v.events.at(-1)!.retry).toBeLessThan(2000);
+  }
+});

@@ -20,6 +20,7 @@ import {
   compactSnapshotMessage,
   compactUpdateMessage,
   dropCompactState,
+  hasCompactState,
   noteCompactFix,
   scheduleCompactFlush,
 } from './compact-stream';
@@ -270,9 +271,14 @@ export class LiveService {
     return this.cache.raceIds();
   }
 
-  /** Ends all streams and stops listening; call before the HTTP server closes. */
+  /**
+   * Ends all streams and stops listening; call before the HTTP server closes. Graceful stop: the updates still being
+   * coalesced (the first stream's `batchMs`, the compact stream's 15 s) go out to the viewers first, then the hub
+   * ends every stream with a short `retry:` hint, so a viewer reconnecting elsewhere resumes from the newest event.
+   */
   close(): void {
     if (this.closed) return;
+    this.flushPending();
     this.closed = true;
     this.unsubscribe();
     this.unsubscribeReconnect();
@@ -373,6 +379,19 @@ export class LiveService {
     const message = updateMessage(entry, now);
     // A private race's viewers get the public view's updates instead (privacy/public-view.ts).
     if (message && !this.isPrivate(entry)) this.hub.broadcast(raceId, message, 0);
+  }
+
+  /** Sends now what is waiting for its flush timer, in both formats (graceful stop). */
+  private flushPending() {
+    for (const [, entry] of this.cache.entries()) {
+      if (entry.flushTimer) {
+        clearTimeout(entry.flushTimer);
+        this.flush(entry);
+      }
+      if (!hasCompactState(entry)) continue;
+      this.compactFlush(entry, false);
+      dropCompactState(entry); // and its timer
+    }
   }
 
   /**

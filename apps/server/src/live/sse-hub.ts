@@ -121,6 +121,8 @@ export class SseHub {
   /** Slots taken (streams open or being prepared), in total and per client key. */
   private slots = 0;
   private readonly slotsByClient = new Map<string, number>();
+  /** Broadcasts to many viewers still being written slice by slice (in the order they were sent). */
+  private readonly fanOuts = new Set<{ viewers: Viewer[]; message: Buffer; next: number }>();
 
   constructor(opts: SseHubOptions = {}) {
     this.opts = {
@@ -239,12 +241,17 @@ export class SseHub {
       return n;
     }
     const viewers = [...set].filter((v) => channel === undefined || v.channel === channel);
-    const writeFrom = (from: number) => {
-      const end = Math.min(viewers.length, from + slice);
-      for (let i = from; i < end; i++) this.write(viewers[i], message);
-      if (end < viewers.length && !this.closed) setImmediate(writeFrom, end);
+    const fanOut = { viewers, message, next: 0 };
+    const writeFrom = () => {
+      if (this.closed) return; // close() wrote the rest
+      const end = Math.min(viewers.length, fanOut.next + slice);
+      for (let i = fanOut.next; i < end; i++) this.write(viewers[i], message);
+      fanOut.next = end;
+      if (end < viewers.length) setImmediate(writeFrom);
+      else this.fanOuts.delete(fanOut);
     };
-    writeFrom(0);
+    this.fanOuts.add(fanOut);
+    writeFrom();
     return viewers.length;
   }
 
@@ -266,13 +273,17 @@ export class SseHub {
   }
 
   /**
-   * Ends every stream (graceful shutdown: the HTTP server cannot close while they are open), each with a short
-   * `retry:` first, so the viewer reconnects soon (to another process, behind a load balancer) and resumes with its
-   * Last-Event-ID instead of waiting the long everyday delay.
+   * Ends every stream (graceful shutdown: the HTTP server cannot close while they are open), after the rest of any
+   * broadcast still being written, each with a short `retry:` first, so the viewer reconnects soon (to another
+   * process, behind a load balancer) and resumes with its Last-Event-ID instead of waiting the long everyday delay.
    */
   close(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
+    // Broadcasts still being written slice by slice reach their last viewers first, in the order they were sent.
+    for (const f of this.fanOuts)
+      for (let i = f.next; i < f.viewers.length; i++) this.write(f.viewers[i], f.message);
+    this.fanOuts.clear();
     const { closeRetryBaseMs, closeRetryJitterMs } = this.opts;
     for (const set of [...this.byRace.values()]) {
       for (const v of [...set]) {
