@@ -45,11 +45,19 @@ export function createAppRouter() {
             { path: routePatterns.raceRunner, element: <RaceRunnerRoute /> },
             {
               path: paths.privacy,
-              lazy: async () => ({ Component: (await import('../features/legal/privacy-page')).PrivacyPage }),
+              lazy: async () => {
+                const page = await import('../features/legal/privacy-page');
+                await page.legalTextsReady; // its texts in the viewer's language before it shows
+                return { Component: page.PrivacyPage };
+              },
             },
             {
               path: paths.terms,
-              lazy: async () => ({ Component: (await import('../features/legal/terms-page')).TermsPage }),
+              lazy: async () => {
+                const page = await import('../features/legal/terms-page');
+                await page.legalTextsReady;
+                return { Component: page.TermsPage };
+              },
             },
             {
               element: <RequireSignedIn />,

@@ -4,6 +4,11 @@ import fr from './fr';
 import es from './es';
 import de from './de';
 import itCatalogue from './it';
+import legalEn from './legal/en';
+import legalFr from './legal/fr';
+import legalEs from './legal/es';
+import legalDe from './legal/de';
+import legalIt from './legal/it';
 
 /** Every key of a catalogue, dotted ("board.title"), with its text. */
 function flatten(tree: object, prefix = ''): Map<string, string> {
@@ -16,6 +21,10 @@ function flatten(tree: object, prefix = ''): Map<string, string> {
   }
   return out;
 }
+
+/** A plural's forms ("days_one", "days_other") as their one key ("days"): each language has its own forms. */
+const pluralBase = (key: string) => key.replace(/_(zero|one|two|few|many|other)$/, '');
+const keysOf = (texts: Map<string, string>) => new Set([...texts.keys()].map(pluralBase));
 
 /** The {{placeholders}} and <0>…</0> tags (RichText) of a text. */
 const placeholders = (text: string) =>
@@ -54,6 +63,29 @@ describe('catalogues', () => {
       expect(wrong.map(([key]) => key)).toEqual([]);
     });
   });
+
+  // The lazy screens' own catalogues (i18next namespaces), held to the same rules.
+  describe.each([['legal', legalEn, { fr: legalFr, es: legalEs, de: legalDe, it: legalIt }]] as const)(
+    'namespace %s',
+    (_ns, englishCatalogue, translations) => {
+      const englishTexts = flatten(englishCatalogue);
+      const englishKeys = keysOf(englishTexts);
+      it.each(Object.entries(translations))(
+        '%s has exactly the English keys, same placeholders, none empty',
+        (_l, c) => {
+          const texts = flatten(c);
+          const keys = keysOf(texts);
+          expect([...englishKeys].filter((k) => !keys.has(k))).toEqual([]);
+          expect([...keys].filter((k) => !englishKeys.has(k))).toEqual([]);
+          const wrong = [...texts].filter(([key, text]) => {
+            const english = englishTexts.get(key) ?? englishTexts.get(`${pluralBase(key)}_other`) ?? '';
+            return text.trim() === '' || placeholders(text).join() !== placeholders(english).join();
+          });
+          expect(wrong.map(([key]) => key)).toEqual([]);
+        },
+      );
+    },
+  );
 
   it('the check fails for a catalogue missing a key', () => {
     const { home: _dropped, ...nav } = fr.nav;

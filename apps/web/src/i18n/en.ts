@@ -1,3 +1,5 @@
+import type { Widen } from './resources';
+
 /**
  * The app's English texts: the source of every key (the other languages have exactly these keys, checked by
  * `catalogues.test.ts`). The spec's texts are here word for word; the browser tests assert them. Placeholders are
@@ -636,5 +638,4 @@ const en = {
 export default en;
 
 /** A catalogue: the English keys, each with a string in that language. */
-type Widen<T> = { [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };
 export type Catalogue = Widen<typeof en>;

@@ -150,3 +150,14 @@ export function formatTimestampSeconds(iso: string, o?: FormatOptions): string {
 export function formatTimestamp(iso: string, o?: FormatOptions): string {
   return new Date(iso).toLocaleString(localeOf(o));
 }
+
+/** A calendar date written out ("October 1, 2025", "1 octobre 2025"), the day as given (no time-zone shift). */
+export function formatLongDate(isoDate: string, o?: FormatOptions): string {
+  const d = validDate(`${isoDate.slice(0, 10)}T00:00:00Z`);
+  return d ? d.toLocaleDateString(localeOf(o), { dateStyle: 'long', timeZone: 'UTC' }) : DASH;
+}
+
+/** A number of minutes with its unit ("10 min", "10 Min."). */
+export function formatMinutes(minutes: number, o?: FormatOptions): string {
+  return numberFormat(localeOf(o), { style: 'unit', unit: 'minute', unitDisplay: 'short' }).format(minutes);
+}

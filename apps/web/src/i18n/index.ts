@@ -1,6 +1,7 @@
-import i18next from 'i18next';
+import i18next, { type TFunction } from 'i18next';
 import { useSyncExternalStore } from 'react';
 import en, { type Catalogue } from './en';
+import type { AppResources, NamespaceCatalogue } from './resources';
 import {
   browserLanguages,
   current,
@@ -15,6 +16,7 @@ import {
 
 export { LANGUAGES, LANGUAGE_NAMES, UNITS, setUnits, type Language, type Units } from './settings';
 export type { Catalogue } from './en';
+export type { NamespaceCatalogue } from './resources';
 
 type Leaves<T, P extends string = ''> = {
   [K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
@@ -49,10 +51,7 @@ void i18next.init({
  */
 let languageVersion = 0;
 const languageListeners = new Set<() => void>();
-i18next.on('languageChanged', () => {
-  languageVersion += 1;
-  for (const fn of languageListeners) fn();
-});
+i18next.on('languageChanged', () => rerender());
 function subscribeLanguage(fn: () => void): () => void {
   languageListeners.add(fn);
   return () => languageListeners.delete(fn);
@@ -63,11 +62,58 @@ export const i18n = i18next;
 /** Translates outside a component (helpers called while rendering); components use `useTranslation`. */
 export const t = i18next.t.bind(i18next);
 
+/**
+ * Lazy screens' own texts (a namespace each: `legal`): bundled with the screen's chunk in English, their other
+ * languages in chunks of their own, so neither the first screen nor the main catalogues carry them.
+ */
+export type LazyNamespace = Exclude<keyof AppResources, 'translation'>;
+type NamespaceLoaders<N extends LazyNamespace> = Record<
+  Exclude<Language, 'en'>,
+  () => Promise<{ default: NamespaceCatalogue<N> }>
+>;
+const namespaceLoaders = new Map<LazyNamespace, NamespaceLoaders<LazyNamespace>>();
+
+async function loadNamespace(ns: LazyNamespace, language: Language): Promise<void> {
+  const loader = namespaceLoaders.get(ns);
+  if (language === 'en' || !loader || i18next.hasResourceBundle(language, ns)) return;
+  i18next.addResourceBundle(language, ns, (await loader[language]()).default);
+}
+
+function rerender(): void {
+  languageVersion += 1;
+  for (const fn of languageListeners) fn();
+}
+
+/**
+ * A lazy screen's texts: registers its English catalogue and its loaders, starts loading the current language's,
+ * and gives the namespace's `t` (it follows the language; `useI18n` re-renders on a change) and `ready`, which
+ * settles once the current language's texts are in (a lazy route awaits it, so the screen shows in its language
+ * at once; on a failure the screen shows in English).
+ */
+export function lazyTexts<N extends LazyNamespace>(
+  ns: N,
+  english: AppResources[N],
+  loaders: NamespaceLoaders<N>,
+): { t: TFunction<N>; ready: Promise<void> } {
+  if (!i18next.hasResourceBundle('en', ns)) i18next.addResourceBundle('en', ns, english);
+  namespaceLoaders.set(ns, loaders as unknown as NamespaceLoaders<LazyNamespace>);
+  const language = current.language;
+  const ready = loadNamespace(ns, language).then(
+    () => {
+      if (language !== 'en') rerender();
+    },
+    (err: unknown) => console.warn('Could not load the texts of', ns, language, err),
+  );
+  return { t: i18next.getFixedT(null, ns), ready };
+}
+
 async function apply(language: Language): Promise<void> {
   if (language !== 'en' && !i18next.hasResourceBundle(language, 'translation')) {
     const catalogue = (await loaders[language]()).default;
     i18next.addResourceBundle(language, 'translation', catalogue);
   }
+  // The lazy screens already loaded switch with the rest (their other languages load only when needed).
+  await Promise.all([...namespaceLoaders.keys()].map((ns) => loadNamespace(ns, language)));
   current.language = language;
   current.locale = formatLocaleFor(language, browserLanguages());
   if (typeof document !== 'undefined') document.documentElement.lang = language;

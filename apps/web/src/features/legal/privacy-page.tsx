@@ -2,16 +2,20 @@ import { useEffect, useState } from 'react';
 import type { Race } from '@racebeacon/domain/entities';
 import { useAppConfig } from '../../lib/app-config';
 import { legalApi } from './api';
-import { LegalPage } from './legal-page';
+import { LegalPage, tl } from './legal-page';
+import { useI18n } from '../../i18n';
+import { formatMinutes } from '../../i18n/format';
+import { RichText } from '../../i18n/rich-text';
 
 /** How long a race keeps its runners' positions, from its RetentionDays. */
 const keptFor = (r: Race): string =>
   r.RetentionDays == null
-    ? 'kept until the race is deleted'
-    : `deleted ${r.RetentionDays} day${r.RetentionDays === 1 ? '' : 's'} after the race ends`;
+    ? tl('privacy.keptUntilDeleted')
+    : tl('privacy.deletedAfter', { count: r.RetentionDays });
 
 export function PrivacyPage() {
   const { productName } = useAppConfig();
+  useI18n();
   // Each public race's own settings, as the server applies them (null: not loaded, or could not be).
   const [races, setRaces] = useState<Race[] | null>(null);
   useEffect(() => {
@@ -24,75 +28,59 @@ export function PrivacyPage() {
       live = false;
     };
   }, []);
+  const strong = [<strong key="strong" />];
   return (
-    <LegalPage title="Privacy policy">
-      <p>
-        {productName} shows races live: where each runner is on the course while a race is running. This
-        policy says what we keep, why, and for how long.
-      </p>
-      <h2>What we collect</h2>
+    <LegalPage title={tl('privacy.title')}>
+      <p>{tl('privacy.intro', { product: productName })}</p>
+      <h2>{tl('privacy.collectTitle')}</h2>
       <ul>
         <li>
-          <strong>Race directors and administrators:</strong> the account identifier, name and e-mail address
-          given by the sign-in provider, and the races, courses and runners you enter.
+          <RichText text={tl('privacy.directors')} tags={strong} />
         </li>
         <li>
-          <strong>Runners:</strong> the name, bib number, gender and age a race director registers, and the
-          positions reported by the tracking device the runner carries during a race.
+          <RichText text={tl('privacy.runners')} tags={strong} />
         </li>
         <li>
-          <strong>Visitors:</strong> nothing beyond the technical data any web server receives (address,
-          browser, time of the request), kept in short-lived logs to run the service securely.
+          <RichText text={tl('privacy.visitors')} tags={strong} />
         </li>
       </ul>
-      <h2>How we use it</h2>
-      <p>
-        Positions are used only to show a race's map and leaderboard. Race, course and runner details are
-        shown publicly once an administrator approves the race. We do not sell data or use it for advertising.
-      </p>
-      <h2>Privacy of runners</h2>
-      <p>
-        A race director can show positions and the leaderboard to the public a number of minutes late (the
-        director and race HQ see them live), keep runners' trails private, and let a runner hide their live
-        position: that runner stays on the leaderboard by progress, with no dot on the public map.
-      </p>
-      <h2>How long we keep it</h2>
-      <p>
-        Positions are kept for the period the race director sets, counted from the end of the race, then
-        deleted; the results (the final leaderboard and splits) stay. Without a period, positions are kept
-        while the race director keeps the race. Deleting a race deletes its runners, course and positions.
-        Sign-in data is kept in your browser's session storage and is cleared when you close the tab or log
-        out.
-      </p>
+      <h2>{tl('privacy.useTitle')}</h2>
+      <p>{tl('privacy.use')}</p>
+      <h2>{tl('privacy.runnersTitle')}</h2>
+      <p>{tl('privacy.runnersText')}</p>
+      <h2>{tl('privacy.keepTitle')}</h2>
+      <p>{tl('privacy.keep')}</p>
       {races && races.length > 0 && (
         <table className="table responsive-table" data-testid="privacy-races">
           <thead>
             <tr>
-              <th scope="col">Race</th>
-              <th scope="col">Public delay</th>
-              <th scope="col">Trails</th>
-              <th scope="col">Positions</th>
+              <th scope="col">{tl('privacy.race')}</th>
+              <th scope="col">{tl('privacy.delay')}</th>
+              <th scope="col">{tl('privacy.trails')}</th>
+              <th scope="col">{tl('privacy.positions')}</th>
             </tr>
           </thead>
           <tbody>
             {races.map((r) => (
               <tr key={r.RaceId}>
-                <th scope="row" data-label="Race">
+                <th scope="row" data-label={tl('privacy.race')}>
                   {r.Name}
                 </th>
-                <td data-label="Public delay">{r.PublicDelayMin ? `${r.PublicDelayMin} min` : 'live'}</td>
-                <td data-label="Trails">{r.TrailsPublic === false ? 'private' : 'public'}</td>
-                <td data-label="Positions">{keptFor(r)}</td>
+                <td data-label={tl('privacy.delay')}>
+                  {r.PublicDelayMin ? formatMinutes(r.PublicDelayMin) : tl('privacy.live')}
+                </td>
+                <td data-label={tl('privacy.trails')}>
+                  {r.TrailsPublic === false ? tl('privacy.private') : tl('privacy.public')}
+                </td>
+                <td data-label={tl('privacy.positions')}>{keptFor(r)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <h2>Your rights</h2>
-      <p>
-        You can ask us for a copy of the data about you, to correct it, or to delete it. Runners can ask their
-        race director or us directly.
-      </p>
+      <h2>{tl('privacy.rightsTitle')}</h2>
+      <p>{tl('privacy.rights')}</p>
     </LegalPage>
   );
 }
+export { legalTextsReady } from './legal-page';

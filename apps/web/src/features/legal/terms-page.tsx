@@ -1,41 +1,29 @@
+import { useI18n } from '../../i18n';
 import { useAppConfig } from '../../lib/app-config';
-import { LegalPage } from './legal-page';
+import { LegalPage, tl } from './legal-page';
 
 export function TermsPage() {
   const { productName } = useAppConfig();
+  useI18n();
+  const product = { product: productName };
   return (
-    <LegalPage title="Terms of service">
-      <p>
-        These terms apply to everyone who uses {productName}: visitors following a race, race directors
-        managing one, and administrators running the service.
-      </p>
-      <h2>Using the service</h2>
+    <LegalPage title={tl('terms.title')}>
+      <p>{tl('terms.intro', product)}</p>
+      <h2>{tl('terms.usingTitle')}</h2>
       <ul>
-        <li>Visitors may browse public races, their courses and runners free of charge.</li>
-        <li>
-          Race directors are responsible for the races they create and must have their runners' consent before
-          registering them and handing them a tracking device.
-        </li>
-        <li>Administrators may approve, decline or remove races and manage the tracking devices.</li>
+        <li>{tl('terms.visitors')}</li>
+        <li>{tl('terms.directors')}</li>
+        <li>{tl('terms.admins')}</li>
       </ul>
-      <h2>Tracking is best effort</h2>
-      <p>
-        Live positions depend on satellites, radio coverage and batteries. Updates normally arrive every 2.5
-        minutes but may be late or missing. Never rely on {productName} for the safety of a runner: it is not
-        an emergency service.
-      </p>
-      <h2>Acceptable use</h2>
-      <p>
-        Do not upload content you have no right to share, try to break or overload the service, or use it to
-        follow a person without their consent. We may suspend accounts that do.
-      </p>
-      <h2>Liability</h2>
-      <p>
-        The service is provided as is. To the extent the law allows, we are not liable for losses caused by
-        missing or wrong tracking data.
-      </p>
-      <h2>Changes</h2>
-      <p>We may update these terms; the effective date above always shows the current version.</p>
+      <h2>{tl('terms.bestEffortTitle')}</h2>
+      <p>{tl('terms.bestEffort', product)}</p>
+      <h2>{tl('terms.useTitle')}</h2>
+      <p>{tl('terms.use')}</p>
+      <h2>{tl('terms.liabilityTitle')}</h2>
+      <p>{tl('terms.liability')}</p>
+      <h2>{tl('terms.changesTitle')}</h2>
+      <p>{tl('terms.changes')}</p>
     </LegalPage>
   );
 }
+export { legalTextsReady } from './legal-page';

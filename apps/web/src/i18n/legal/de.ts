@@ -1,0 +1,62 @@
+import type { NamespaceCatalogue } from '../resources';
+
+/** Die Rechtsseiten auf Deutsch (dieselben Schlüssel wie legal/en.ts). */
+const legal: NamespaceCatalogue<'legal'> = {
+  effective: 'Gültig ab: {{date}}',
+  contactTitle: 'Kontakt',
+  contact: 'Fragen zu dieser Seite? Schreiben Sie uns an <0>{{email}}</0>.',
+  privacy: {
+    title: 'Datenschutzerklärung',
+    intro:
+      '{{product}} zeigt Rennen live: wo jeder Läufer während eines Rennens auf der Strecke ist. Diese Erklärung sagt, was wir speichern, warum und wie lange.',
+    collectTitle: 'Was wir erheben',
+    directors:
+      '<0>Veranstalter und Administratoren:</0> die Konto-Kennung, der Name und die E-Mail-Adresse vom Anmeldedienst sowie die Rennen, Strecken und Läufer, die Sie eingeben.',
+    runners:
+      '<0>Läufer:</0> Name, Startnummer, Geschlecht und Alter, die ein Veranstalter erfasst, und die Positionen, die der Tracker meldet, den der Läufer während eines Rennens trägt.',
+    visitors:
+      '<0>Besucher:</0> nichts über die technischen Daten hinaus, die jeder Webserver erhält (Adresse, Browser, Zeitpunkt der Anfrage); sie werden in kurzlebigen Protokollen gespeichert, um den Dienst sicher zu betreiben.',
+    useTitle: 'Wofür wir sie nutzen',
+    use: 'Positionen dienen nur dazu, die Karte und die Rangliste eines Rennens zu zeigen. Angaben zu Rennen, Strecke und Läufern werden öffentlich gezeigt, sobald ein Administrator das Rennen freigibt. Wir verkaufen keine Daten und nutzen sie nicht für Werbung.',
+    runnersTitle: 'Privatsphäre der Läufer',
+    runnersText:
+      'Ein Veranstalter kann Positionen und Rangliste der Öffentlichkeit einige Minuten verzögert zeigen (Veranstalter und Rennleitung sehen sie live), die Spuren der Läufer privat halten und einem Läufer erlauben, seine Live-Position zu verbergen: Dieser Läufer bleibt nach seinem Fortschritt in der Rangliste, ohne Punkt auf der öffentlichen Karte.',
+    keepTitle: 'Wie lange wir sie speichern',
+    keep: 'Positionen werden für den Zeitraum gespeichert, den der Veranstalter festlegt, gezählt ab dem Ende des Rennens, und dann gelöscht; die Ergebnisse (die Schlussrangliste und die Zwischenzeiten) bleiben. Ohne Zeitraum bleiben Positionen gespeichert, solange der Veranstalter das Rennen behält. Wer ein Rennen löscht, löscht seine Läufer, seine Strecke und seine Positionen. Anmeldedaten liegen im Sitzungsspeicher Ihres Browsers und werden gelöscht, wenn Sie den Tab schließen oder sich abmelden.',
+    race: 'Rennen',
+    delay: 'Öffentliche Verzögerung',
+    trails: 'Spuren',
+    positions: 'Positionen',
+    live: 'live',
+    private: 'privat',
+    public: 'öffentlich',
+    keptUntilDeleted: 'gespeichert, bis das Rennen gelöscht wird',
+    deletedAfter_one: '{{count}} Tag nach Rennende gelöscht',
+    deletedAfter_other: '{{count}} Tage nach Rennende gelöscht',
+    rightsTitle: 'Ihre Rechte',
+    rights:
+      'Sie können von uns eine Kopie der Daten über Sie verlangen, sie berichtigen oder löschen lassen. Läufer können sich an ihren Veranstalter oder direkt an uns wenden.',
+  },
+  terms: {
+    title: 'Nutzungsbedingungen',
+    intro:
+      'Diese Bedingungen gelten für alle, die {{product}} nutzen: Besucher, die ein Rennen verfolgen, Veranstalter, die eines betreuen, und Administratoren, die den Dienst betreiben.',
+    usingTitle: 'Nutzung des Dienstes',
+    visitors: 'Besucher können öffentliche Rennen, ihre Strecken und Läufer kostenlos ansehen.',
+    directors:
+      'Veranstalter sind für die Rennen verantwortlich, die sie anlegen, und brauchen die Einwilligung ihrer Läufer, bevor sie sie erfassen und ihnen einen Tracker geben.',
+    admins: 'Administratoren können Rennen freigeben, ablehnen oder entfernen und die Tracker verwalten.',
+    bestEffortTitle: 'Tracking ohne Gewähr',
+    bestEffort:
+      'Live-Positionen hängen von Satelliten, Funkabdeckung und Akkus ab. Aktualisierungen kommen normalerweise alle 2,5 Minuten, können sich aber verspäten oder fehlen. Verlassen Sie sich für die Sicherheit eines Läufers nie auf {{product}}: Es ist kein Notrufdienst.',
+    useTitle: 'Zulässige Nutzung',
+    use: 'Laden Sie keine Inhalte hoch, die Sie nicht teilen dürfen, versuchen Sie nicht, den Dienst zu stören oder zu überlasten, und nutzen Sie ihn nicht, um eine Person ohne ihre Einwilligung zu verfolgen. Wir können Konten sperren, die das tun.',
+    liabilityTitle: 'Haftung',
+    liability:
+      'Der Dienst wird so bereitgestellt, wie er ist. Soweit gesetzlich zulässig, haften wir nicht für Schäden durch fehlende oder falsche Tracking-Daten.',
+    changesTitle: 'Änderungen',
+    changes: 'Wir können diese Bedingungen ändern; das Datum oben zeigt immer die gültige Fassung.',
+  },
+};
+
+export default legal;
