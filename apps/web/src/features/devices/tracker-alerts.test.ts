@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { setLanguage } from '../../i18n';
 import { kindLabel, osmUrl } from './tracker-alerts';
 
 describe('tracker alerts', () => {
@@ -9,11 +10,19 @@ describe('tracker alerts', () => {
     expect(osmUrl({ Latitude: null, Longitude: 8.5 })).toBeNull();
   });
 
-  it('names the kinds for people', () => {
-    expect([kindLabel('sos'), kindLabel('help'), kindLabel('no-movement')]).toEqual([
-      'SOS',
-      'Help',
-      'No movement',
-    ]);
+  it("names the kinds for people, in the viewer's language", async () => {
+    expect([kindLabel('sos'), kindLabel('help'), kindLabel('no-movement'), kindLabel('cutoff-risk')]).toEqual(
+      ['SOS', 'Help request', 'No movement', 'Cut-off risk'],
+    );
+    await setLanguage('fr');
+    try {
+      expect([kindLabel('help'), kindLabel('lost-signal'), kindLabel('low-battery')]).toEqual([
+        "Demande d'aide",
+        'Signal perdu',
+        'Batterie faible',
+      ]);
+    } finally {
+      await setLanguage('en');
+    }
   });
 });

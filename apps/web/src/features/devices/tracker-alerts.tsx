@@ -3,7 +3,7 @@ import type { Alert } from '@racebeacon/domain/alerts';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { adminAlertsApi } from './api';
-import { useI18n } from '../../i18n';
+import { t, useI18n, type TextKey } from '../../i18n';
 
 /** OpenStreetMap at the alert's position, or null when none is known. */
 export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null {
@@ -13,11 +13,19 @@ export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null 
   return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=15/${lat}/${lon}`;
 }
 
-/** "SOS", "Help", "No movement": the alert kind for people. */
+const KIND_KEY = {
+  sos: 'alertKind.sos',
+  help: 'alertKind.help',
+  'no-movement': 'alertKind.noMovement',
+  'lost-signal': 'alertKind.lostSignal',
+  'low-battery': 'alertKind.lowBattery',
+  'off-course': 'alertKind.offCourse',
+  'cutoff-risk': 'alertKind.cutoffRisk',
+} as const satisfies Record<Alert['Kind'], TextKey>;
+
+/** "SOS", "Help request", "No movement": the alert kind for people, in the viewer's language. */
 export function kindLabel(kind: Alert['Kind']): string {
-  if (kind === 'sos') return 'SOS';
-  const words = kind.replace(/-/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return t(KIND_KEY[kind]);
 }
 
 /** Open alerts (an SOS, a help message) from trackers that hold no race: no race HQ sees them, the admin does. */

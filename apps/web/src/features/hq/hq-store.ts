@@ -9,13 +9,13 @@ import { t, type TextKey } from '../../i18n';
 export type AlertMap = ReadonlyMap<number, Alert>;
 
 const KIND_KEY = {
-  sos: 'hq.kind.sos',
-  help: 'hq.kind.help',
-  'no-movement': 'hq.kind.noMovement',
-  'lost-signal': 'hq.kind.lostSignal',
-  'low-battery': 'hq.kind.lowBattery',
-  'off-course': 'hq.kind.offCourse',
-  'cutoff-risk': 'hq.kind.cutoffRisk',
+  sos: 'alertKind.sos',
+  help: 'alertKind.help',
+  'no-movement': 'alertKind.noMovement',
+  'lost-signal': 'alertKind.lostSignal',
+  'low-battery': 'alertKind.lowBattery',
+  'off-course': 'alertKind.offCourse',
+  'cutoff-risk': 'alertKind.cutoffRisk',
 } as const satisfies Record<AlertKind, string>;
 
 const STATE_KEY = {

@@ -1,29 +1,59 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { DeviceSource } from '@racebeacon/domain/entities';
-import { fixAgeText } from '@racebeacon/domain/tracker-age';
 import type { RunnerTracker } from '@racebeacon/domain/trackers';
 import { ModalDialog } from '../../components/modal-dialog';
 import { failureMessage } from '../../components/form-error';
 import { confirmed } from '../../lib/confirm';
+import { t, useI18n, type TextKey } from '../../i18n';
+import { formatClockSeconds, formatTimestamp } from '../../i18n/format';
+import { RichText } from '../../i18n/rich-text';
 import { trackerApi } from './tracker-api';
 import './runner-tracker.css';
 
-/** The trackers a runner may bring, with what identifies each (the order the form offers them). */
-const OWN_SOURCES: { source: DeviceSource; label: string; hardware: string | null }[] = [
+/**
+ * The trackers a runner may bring, with what identifies each (the order the form offers them): catalogue keys,
+ * read when shown.
+ */
+const OWN_SOURCES: { source: DeviceSource; label: TextKey; hardware: TextKey | null }[] = [
   {
     source: 'mapshare',
-    label: 'Garmin inReach (MapShare)',
-    hardware: 'MapShare name (share.garmin.com/name)',
+    label: 'runnerTracker.source.mapshare',
+    hardware: 'runnerTracker.hardware.mapshare',
   },
-  { source: 'spot', label: 'SPOT (own feed)', hardware: 'ESN (optional with a feed id)' },
-  { source: 'osmand', label: 'Phone: Traccar Client / OsmAnd', hardware: null },
-  { source: 'owntracks', label: 'Phone: OwnTracks', hardware: null },
-  { source: 'inreach', label: 'Garmin inReach (race IPC account)', hardware: 'IMEI (15 digits)' },
-  { source: 'lorawan', label: 'LoRaWAN', hardware: 'DevEUI (16 hex digits)' },
-  { source: 'meshtastic', label: 'Meshtastic', hardware: 'Node number' },
+  { source: 'spot', label: 'runnerTracker.source.spot', hardware: 'runnerTracker.hardware.spot' },
+  { source: 'osmand', label: 'runnerTracker.source.osmand', hardware: null },
+  { source: 'owntracks', label: 'runnerTracker.source.owntracks', hardware: null },
+  { source: 'inreach', label: 'runnerTracker.source.inreach', hardware: 'runnerTracker.hardware.inreach' },
+  { source: 'lorawan', label: 'runnerTracker.source.lorawan', hardware: 'runnerTracker.hardware.lorawan' },
+  {
+    source: 'meshtastic',
+    label: 'runnerTracker.source.meshtastic',
+    hardware: 'runnerTracker.hardware.meshtastic',
+  },
 ];
-const labelOf = (s: string) => OWN_SOURCES.find((o) => o.source === s)?.label ?? s;
+const labelOf = (s: string) => {
+  const own = OWN_SOURCES.find((o) => o.source === s);
+  return own ? t(own.label) : s;
+};
+
+/**
+ * The age of the tracker's last fix in the viewer's language: "last fix just now", "last fix 12 min ago",
+ * "last fix 3 h 5 min ago", "last fix 2 days ago" (the same steps as the domain's `fixAgeText`).
+ */
+export function fixAgeText(ageSeconds: number | null): string {
+  if (ageSeconds === null) return t('runnerTracker.age.none');
+  const s = Math.max(0, Math.round(ageSeconds));
+  if (s < 60) return t('runnerTracker.age.now');
+  const min = Math.floor(s / 60);
+  if (min < 60) return t('runnerTracker.age.minutes', { min });
+  const h = Math.floor(min / 60);
+  if (h < 48)
+    return min % 60
+      ? t('runnerTracker.age.hoursMinutes', { h, min: min % 60 })
+      : t('runnerTracker.age.hours', { h });
+  return t('runnerTracker.age.days', { days: Math.floor(h / 24) });
+}
 
 /** Fresh enough to trust before the start: a fix within the last 30 minutes. */
 const FRESH_S = 30 * 60;
@@ -38,27 +68,31 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
         </span>
       </p>
       <dl className="facts">
-        <dt>Tracker</dt>
+        <dt>{t('runnerTracker.tracker')}</dt>
         <dd>
           {tracker.Name} · {labelOf(tracker.Source)}
         </dd>
         {tracker.HardwareId && (
           <>
-            <dt>{tracker.Source === 'mapshare' ? 'MapShare name' : 'Hardware id'}</dt>
+            <dt>
+              {tracker.Source === 'mapshare'
+                ? t('runnerTracker.mapshareName')
+                : t('deviceTracking.hardwareId')}
+            </dt>
             <dd className="wrap">{tracker.HardwareId}</dd>
           </>
         )}
         {tracker.FeedId && (
           <>
-            <dt>SPOT feed</dt>
+            <dt>{t('runnerTracker.spotFeed')}</dt>
             <dd className="wrap">{tracker.FeedId}</dd>
           </>
         )}
         {tracker.LastFixTime && (
           <>
-            <dt>Last fix</dt>
+            <dt>{t('runnerTracker.lastFix')}</dt>
             <dd>
-              {new Date(tracker.LastFixTime).toLocaleString()}
+              {formatTimestamp(tracker.LastFixTime)}
               {tracker.LastLatitude !== null && tracker.LastLongitude !== null && (
                 <>
                   {' '}
@@ -70,25 +104,28 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
         )}
         {tracker.BatteryState && (
           <>
-            <dt>Battery</dt>
+            <dt>{t('runnerTracker.battery')}</dt>
             <dd>{tracker.BatteryState}</dd>
           </>
         )}
         {tracker.FeedPolledAt && (
           <>
-            <dt>Feed read</dt>
-            <dd>{new Date(tracker.FeedPolledAt).toLocaleTimeString()}</dd>
+            <dt>{t('runnerTracker.feedRead')}</dt>
+            <dd>{formatClockSeconds(tracker.FeedPolledAt)}</dd>
           </>
         )}
       </dl>
       {tracker.FeedError && (
         <p role="alert" className="notice" data-testid="tracker-feed-error">
-          The feed could not be read: {tracker.FeedError}
+          {t('deviceTracking.feedError', { error: tracker.FeedError })}
         </p>
       )}
       {tracker.TrackingKey && (
         <p className="wrap">
-          Tracking key for the phone app: <code>{tracker.TrackingKey}</code>
+          <RichText
+            text={t('runnerTracker.trackingKey', { key: tracker.TrackingKey })}
+            tags={[<code key="key" />]}
+          />
         </p>
       )}
     </div>
@@ -112,10 +149,11 @@ export function RunnerTrackerButton({
   onChanged(): Promise<void>;
 }) {
   const [open, setOpen] = useState(false);
+  const { t } = useI18n();
   return (
     <span className="runner-tracker">
       <button type="button" className="btn btn-small btn-ghost" onClick={() => setOpen(true)}>
-        {hasDevice ? 'Tracker check' : 'Own tracker'}
+        {hasDevice ? t('runnerTracker.check') : t('runnerTracker.own')}
       </button>
       {/* In the body, not in the table cell: the dialog takes none of the stacked row's alignment. */}
       {open &&
@@ -144,6 +182,7 @@ function TrackerDialog({
   onClose(): void;
 }) {
   const id = useId();
+  const { t } = useI18n();
   const [tracker, setTracker] = useState<RunnerTracker | null | undefined>(undefined);
   const [problem, setProblem] = useState<string | null>(null);
   const [source, setSource] = useState<DeviceSource>('mapshare');
@@ -180,7 +219,7 @@ function TrackerDialog({
   }
 
   async function detach() {
-    if (!confirmed(`Detach ${name}'s tracker? Its fixes stay with the runner.`)) return;
+    if (!confirmed(t('runnerTracker.confirmDetach', { name }))) return;
     setProblem(null);
     try {
       await trackerApi.detach(runnerId);
@@ -193,22 +232,19 @@ function TrackerDialog({
 
   return (
     <ModalDialog
-      title={`Tracker: ${name}`}
+      title={t('runnerTracker.title', { name })}
       onClose={onClose}
       onSubmit={() => void (tracker ? load() : attach())}
     >
       {tracker === undefined ? (
-        <p className="muted">Checking…</p>
+        <p className="muted">{t('runnerTracker.checking')}</p>
       ) : tracker ? (
         <TrackerCheck tracker={tracker} />
       ) : (
         <>
-          <p className="muted">
-            Attach the tracker the runner brings. It is used in this race only. Check it here before the
-            start.
-          </p>
+          <p className="muted">{t('runnerTracker.lead')}</p>
           <div className="field">
-            <label htmlFor={`${id}-source`}>Tracker</label>
+            <label htmlFor={`${id}-source`}>{t('runnerTracker.tracker')}</label>
             <select
               id={`${id}-source`}
               value={source}
@@ -216,14 +252,14 @@ function TrackerDialog({
             >
               {OWN_SOURCES.map((o) => (
                 <option key={o.source} value={o.source}>
-                  {o.label}
+                  {t(o.label)}
                 </option>
               ))}
             </select>
           </div>
           {own?.hardware && (
             <div className="field">
-              <label htmlFor={`${id}-hw`}>{own.hardware}</label>
+              <label htmlFor={`${id}-hw`}>{t(own.hardware)}</label>
               <input
                 id={`${id}-hw`}
                 value={hardwareId}
@@ -235,7 +271,7 @@ function TrackerDialog({
           )}
           {source === 'spot' && (
             <div className="field">
-              <label htmlFor={`${id}-feed`}>SPOT feed id (from the runner's shared page)</label>
+              <label htmlFor={`${id}-feed`}>{t('runnerTracker.feedId')}</label>
               <input
                 id={`${id}-feed`}
                 value={feedId}
@@ -248,7 +284,9 @@ function TrackerDialog({
           {(source === 'spot' || source === 'mapshare') && (
             <div className="field">
               <label htmlFor={`${id}-pw`}>
-                {source === 'mapshare' ? 'MapShare password (if the page has one)' : 'Feed password (if any)'}
+                {source === 'mapshare'
+                  ? t('runnerTracker.mapsharePassword')
+                  : t('runnerTracker.feedPassword')}
               </label>
               <input
                 id={`${id}-pw`}
@@ -270,15 +308,15 @@ function TrackerDialog({
       <div className="dialog-actions tracker-dialog-actions">
         {tracker && (
           <button type="button" className="btn btn-danger" onClick={() => void detach()}>
-            Detach
+            {t('runnerTracker.detach')}
           </button>
         )}
         <button type="button" className="btn btn-ghost" onClick={onClose}>
-          Close
+          {t('runnerTracker.close')}
         </button>
         {tracker !== undefined && (
           <button type="submit" className="btn btn-primary">
-            {tracker ? 'Check again' : 'Attach tracker'}
+            {tracker ? t('runnerTracker.checkAgain') : t('runnerTracker.attach')}
           </button>
         )}
       </div>
