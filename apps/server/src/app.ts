@@ -13,6 +13,7 @@ import { raceEventsOnBus } from './lib/race-events';
 import { checkinEventsOnBus } from './checkins/events';
 import { fastifyTrustProxy } from './lib/trust-proxy';
 import livePlugin from './live/plugin';
+import { logRequest } from './live/stream-ticket';
 import compressionPlugin from './platform/compression';
 import configRoutes from './platform/config-routes';
 import errorsPlugin from './platform/errors';
@@ -39,7 +40,8 @@ export interface BuildAppOptions {
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const app = Fastify({
-    logger: opts.logger ?? { level: config.LOG_LEVEL },
+    // Stream tickets travel in the URL: the request log prints them redacted.
+    logger: opts.logger ?? { level: config.LOG_LEVEL, serializers: { req: logRequest } },
     // X-Forwarded-* only from the proxies TRUST_PROXY names (off by default): request.ip is the real client.
     trustProxy: fastifyTrustProxy(config.TRUST_PROXY),
     bodyLimit: 2 * 1024 * 1024,

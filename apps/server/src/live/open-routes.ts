@@ -5,6 +5,7 @@ import { AGE_GROUPS, genderSchema, parseAgeGroup, runnerSplitsSchema } from '@ra
 import { courseTrack } from './course-track';
 import { gzipEventStream } from './sse-compression';
 import { StreamLimitError } from './stream-admission';
+import { STREAM_TICKET_MAX_LENGTH, streamReadsLive } from './stream-ticket';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
 
@@ -24,6 +25,8 @@ const streamQuery = z.object({
   lastEventId: z.string().max(100).optional(),
   /** `2`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent: the first one. */
   v: z.enum(['1', '2']).optional(),
+  /** A stream ticket (POST /api/director/races/{raceId}/live-ticket): the race's director reads it live. */
+  ticket: z.string().max(STREAM_TICKET_MAX_LENGTH).optional(),
 });
 
 const positionsQuery = z.object({
@@ -122,7 +125,10 @@ export default async function openRoutes(fastify: FastifyInstance) {
           '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
           'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
           'set the header), on any process of a cluster. `?v=2`: the compact stream (`snap`, then `delta` ' +
-          'messages at most every 5 s; packages/domain/src/live-codec.ts), a fraction of the bytes.',
+          'messages at most every 5 s; packages/domain/src/live-codec.ts), a fraction of the bytes. ' +
+          '`?ticket=`: a stream ticket of the race’s director or an admin (POST ' +
+          '/api/director/races/{raceId}/live-ticket) opens the live stream, undelayed and unmasked, of a race ' +
+          'with privacy settings; an invalid, expired or other race’s ticket is refused with 401.',
         params,
         querystring: streamQuery,
       },
@@ -130,14 +136,12 @@ export default async function openRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const header = request.headers['last-event-id'];
       const lastEventId = typeof header === 'string' ? header : request.query.lastEventId;
+      const { id } = request.params;
+      // A ticket that does not hold is a 401 (thrown), never the public view instead.
+      const readsLive = await streamReadsLive(app.streamTickets, app.live, id, request.query.ticket);
       let open;
       try {
-        open = await app.live.prepareStream(
-          request.params.id,
-          request.ip,
-          lastEventId,
-          request.query.v === '2',
-        );
+        open = await app.live.prepareStream(id, request.ip, lastEventId, request.query.v === '2', readsLive);
       } catch (err) {
         if (!(err instanceof StreamLimitError)) throw err;
         return reply

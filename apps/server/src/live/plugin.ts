@@ -6,6 +6,7 @@ import { ReplayService } from './replay-service';
 import storyRoutes from './story-routes';
 import { LiveService } from './service';
 import { openFileLimit } from './sse-hub';
+import { StreamTickets, streamTicketRoutes } from './stream-ticket';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,6 +14,8 @@ declare module 'fastify' {
     live: LiveService;
     /** The race as the public sees it (privacy of runners; see privacy/public-view.ts). */
     publicView: PublicView;
+    /** Tickets that open the live stream live for the race's director or an admin (see live/stream-ticket.ts). */
+    streamTickets: StreamTickets;
   }
 }
 
@@ -44,6 +47,8 @@ export default fp(
     const publicView = new PublicView({ live, replay, log: app.log });
     live.setPrivateStream(publicView);
     app.decorate('publicView', publicView);
+    const streamTickets = new StreamTickets(app.db);
+    app.decorate('streamTickets', streamTickets);
     app.addHook('preClose', async () => {
       publicView.close();
       live.close();
@@ -53,6 +58,7 @@ export default fp(
       live.close();
     });
     await app.register(openRoutes);
+    await app.register(streamTicketRoutes, { tickets: streamTickets });
     await app.register(storyRoutes, { replay });
   },
   { name: 'live', dependencies: ['events'] },

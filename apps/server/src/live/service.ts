@@ -62,6 +62,15 @@ export interface PrivateStream {
   rebuilt(raceId: number): void;
 }
 
+/**
+ * The hub's channels: the message format a viewer reads (first stream, compact `?v=2`), for the public or for the
+ * race's director and admins who opened it with a stream ticket (stream-ticket.ts), who read the live state even
+ * when the public does not (privacy). On a race without privacy both get the same messages.
+ */
+export const CHANNEL = { first: 0, compact: 1, liveFirst: 2, liveCompact: 3 } as const;
+/** The public's channels: a private race's public view (privacy/public-view.ts) writes to these only. */
+export const PUBLIC_CHANNELS: readonly number[] = [CHANNEL.first, CHANNEL.compact];
+
 /** Trail length of the positions endpoint. */
 export const POSITIONS_TRAIL = 100;
 
@@ -98,12 +107,15 @@ export class LiveService {
       apply: (e) => this.onEvent(e),
       rebuilt: (entry) => {
         const raceId = entry.live.race.id;
-        if (this.isPrivate(entry)) this.privateStream!.rebuilt(raceId);
-        else {
-          this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), 0);
-          if (this.hub.viewerCount(raceId, 1) > 0)
-            this.hub.broadcast(raceId, compactSnapshotMessage(entry, this.now()), 1);
-        }
+        const priv = this.isPrivate(entry);
+        if (priv) this.privateStream!.rebuilt(raceId);
+        this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), this.liveChannels(priv, false));
+        if (this.compactViewers(raceId) > 0)
+          this.hub.broadcast(
+            raceId,
+            compactSnapshotMessage(entry, this.now()),
+            this.liveChannels(priv, true),
+          );
       },
       gone: (raceId) => {
         this.hub.broadcast(raceId, goneMessage(raceId));
@@ -128,6 +140,16 @@ export class LiveService {
 
   private isPrivate(entry: RaceEntry): boolean {
     return this.privateStream !== null && !isOpenPrivacy(entry.live.privacy);
+  }
+
+  /** The channels that get the live messages of one format: the ticket holders', and the public's too unless private. */
+  private liveChannels(priv: boolean, compact: boolean): number[] {
+    const own = compact ? CHANNEL.liveCompact : CHANNEL.liveFirst;
+    return priv ? [own] : [compact ? CHANNEL.compact : CHANNEL.first, own];
+  }
+
+  private compactViewers(raceId: number): number {
+    return this.hub.viewerCount(raceId, CHANNEL.compact) + this.hub.viewerCount(raceId, CHANNEL.liveCompact);
   }
 
   // ---------------------------------------------------------------- reads
@@ -217,12 +239,15 @@ export class LiveService {
    * refused viewer costs no database read), 404 for a race that is not public. With a Last-Event-ID of the current
    * build whose follow-ups are still in the ring, only the missed messages are sent; otherwise a snapshot.
    * `compact`: the compact stream (`?v=2`, compact-stream.ts), whose snapshot is its baseline brought to now.
+   * `readsLive`: the viewer is the race's director or an admin (a stream ticket, checked by the caller): the live
+   * state even when the public's view differs (privacy).
    */
   async prepareStream(
     raceId: number,
     clientIp: string,
     lastEventId?: string,
     compact = false,
+    readsLive = false,
   ): Promise<(res: ServerResponse) => void> {
     const slot = this.admission.admit(clientIp);
     let entry: RaceEntry;
@@ -230,7 +255,7 @@ export class LiveService {
     try {
       entry = await this.cache.require(raceId);
       // Privacy: the public view's own snapshot (never a resume of live messages).
-      if (this.isPrivate(entry)) privateSnapshot = await this.privateStream!.snapshot(raceId);
+      if (!readsLive && this.isPrivate(entry)) privateSnapshot = await this.privateStream!.snapshot(raceId);
     } catch (err) {
       slot.release();
       throw err;
@@ -252,7 +277,13 @@ export class LiveService {
           if (current) current.lastUsed = this.now();
         },
         slot,
-        compact ? 1 : 0,
+        readsLive
+          ? compact
+            ? CHANNEL.liveCompact
+            : CHANNEL.liveFirst
+          : compact
+            ? CHANNEL.compact
+            : CHANNEL.first,
       );
     };
   }
@@ -377,8 +408,8 @@ export class LiveService {
     const now = this.now();
     entry.lastFlush = now;
     const message = updateMessage(entry, now);
-    // A private race's viewers get the public view's updates instead (privacy/public-view.ts).
-    if (message && !this.isPrivate(entry)) this.hub.broadcast(raceId, message, 0);
+    // A private race's public viewers get the public view's updates instead (privacy/public-view.ts).
+    if (message) this.hub.broadcast(raceId, message, this.liveChannels(this.isPrivate(entry), false));
   }
 
   /** Sends now what is waiting for its flush timer, in both formats (graceful stop). */
@@ -401,8 +432,8 @@ export class LiveService {
   private compactFlush(entry: RaceEntry, fromTimer: boolean) {
     const raceId = entry.live.race.id;
     if (this.closed || this.cache.loaded(raceId) !== entry) return;
-    if (fromTimer && this.hub.viewerCount(raceId, 1) === 0) return dropCompactState(entry);
+    if (fromTimer && this.compactViewers(raceId) === 0) return dropCompactState(entry);
     const message = compactUpdateMessage(entry, this.now());
-    if (message && !this.isPrivate(entry)) this.hub.broadcast(raceId, message, 1);
+    if (message) this.hub.broadcast(raceId, message, this.liveChannels(this.isPrivate(entry), true));
   }
 }

@@ -225,22 +225,29 @@ export class SseHub {
   /**
    * Writes one already-encoded message to every viewer of the race. Thousands of viewers are served in slices, so
    * ingestion requests and other races are not held up for the whole fan-out; slices run in FIFO order, so every
-   * viewer still gets the messages in order. With `channel`, only the viewers reading that message format.
+   * viewer still gets the messages in order. With `channel`, only the viewers reading that message format (or one
+   * of those listed).
    */
-  broadcast(raceId: number, message: Buffer, channel?: number): number {
+  broadcast(raceId: number, message: Buffer, channel?: number | readonly number[]): number {
     const set = this.byRace.get(raceId);
     if (!set) return 0;
     const slice = this.opts.broadcastSlice;
+    const reads =
+      channel === undefined
+        ? () => true
+        : typeof channel === 'number'
+          ? (v: Viewer) => v.channel === channel
+          : (v: Viewer) => channel.includes(v.channel);
     if (set.size <= slice) {
       let n = 0;
       for (const v of set) {
-        if (channel !== undefined && v.channel !== channel) continue;
+        if (!reads(v)) continue;
         this.write(v, message);
         n++;
       }
       return n;
     }
-    const viewers = [...set].filter((v) => channel === undefined || v.channel === channel);
+    const viewers = [...set].filter(reads);
     const fanOut = { viewers, message, next: 0 };
     const writeFrom = () => {
       if (this.closed) return; // close() wrote the rest

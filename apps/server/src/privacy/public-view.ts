@@ -15,7 +15,7 @@ import {
 } from '@racebeacon/domain';
 import type { RaceLive } from '../live/race-live';
 import type { ReplayService } from '../live/replay-service';
-import { POSITIONS_TRAIL, type LiveService } from '../live/service';
+import { POSITIONS_TRAIL, PUBLIC_CHANNELS, type LiveService } from '../live/service';
 import { SNAPSHOT_TRAIL } from '../live/sse-messages';
 import { encodeSseMessage } from '../live/sse-hub';
 
@@ -33,7 +33,8 @@ import { encodeSseMessage } from '../live/sse-hub';
  *
  * The SSE stream of a race whose public view is not the live state: its viewers get a public snapshot on connect and
  * then, every `tickMs`, an update of the rows that changed and the new trail points, built once per race for all
- * viewers (the live service's own messages for that race are not sent to them).
+ * viewers (the live service's own messages for that race are not sent to them; they go to the director and admins
+ * who opened the stream with a ticket, live/stream-ticket.ts, and this view's messages do not).
  */
 
 export interface Viewer {
@@ -195,7 +196,7 @@ export class PublicView {
   /** The race was rebuilt (settings, runners, clock changed): every viewer gets a new public snapshot. */
   rebuilt(raceId: number): void {
     this.resend(raceId).then(
-      (message) => this.opts.live.hub.broadcast(raceId, message),
+      (message) => this.opts.live.hub.broadcast(raceId, message, PUBLIC_CHANNELS),
       (err) => this.opts.log?.error({ err, raceId }, 'public snapshot failed'),
     );
   }
@@ -240,7 +241,7 @@ export class PublicView {
         }
         try {
           const message = await this.update(raceId, state);
-          if (message && !this.closed) live.hub.broadcast(raceId, message);
+          if (message && !this.closed) live.hub.broadcast(raceId, message, PUBLIC_CHANNELS);
         } catch (err) {
           this.opts.log?.error({ err, raceId }, 'public update failed');
         }
