@@ -364,6 +364,13 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       url: () => `/api/director/races/${A}/checkin-links/${linkId}`,
       expect: ownerOrAdmin(),
     },
+    // Registered by the live plugin (live/stream-ticket.ts), not apiRoutes: the director's live stream on the race page.
+    {
+      name: 'live stream ticket',
+      method: 'POST',
+      url: () => `/api/director/races/${A}/live-ticket`,
+      expect: ownerOrAdmin(),
+    },
     {
       name: 'volunteer check-in page (the token is the credential)',
       method: 'GET',
