@@ -273,6 +273,20 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
       '/api/open/races/1/live?TICKET=[redacted]',
     );
   });
+
+  it('is in the OpenAPI document: the ticket route and the stream’s ticket parameter', async () => {
+    const doc = (await call(t, 'GET', '/api/docs/json')).json();
+    const route = doc.paths['/api/director/races/{raceId}/live-ticket'].post;
+    expect(route.security).toEqual([{ bearerAuth: [] }]);
+    expect(Object.keys(route.responses['200'].content['application/json'].schema.properties).sort()).toEqual([
+      'ExpiresAt',
+      'Ticket',
+    ]);
+    const live = doc.paths['/api/open/races/{id}/live'].get;
+    expect(live.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toContain(
+      'query:ticket',
+    );
+  });
 });
 
 describe('stream tickets with the database away (private cluster)', () => {
