@@ -1,157 +1,20 @@
-import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client';
 import { addressKey } from '../src/lib/trust-proxy';
 import { DEMO_ACCOUNTS } from '../src/identity/accounts';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/identity/sign-in-limits';
-import { Browser, interactionUid, startApp, WebClient, whoami, type Running } from './support/oidc-flow';
+import { startApp, type Running } from './support/oidc-flow';
+import { expectSignedIn, TOO_MANY, Visitor, WRONG, wrongAttempts } from './support/sign-in-visitor';
+
+const ADMIN = DEMO_ACCOUNTS.admin.email;
+const DIRECTOR = DEMO_ACCOUNTS.director1.email;
 
 /**
  * Password-guessing limits of the embedded sign-in page (issue 9, defect 2), driven over real HTTP: the client
  * address is the TCP peer (distinct loopback source addresses 127.0.0.x) unless TRUST_PROXY says a proxy in front
  * may name it in X-Forwarded-For.
  */
-
-const TOO_MANY = 'Too many sign-in attempts. Wait a few minutes, then try again.';
-const WRONG = 'Wrong email or password.';
-const ADMIN = DEMO_ACCOUNTS.admin.email;
-const DIRECTOR = DEMO_ACCOUNTS.director1.email;
-
-interface Answer {
-  status: number;
-  location: string | null;
-  body: string;
-}
-
-/** A browser (own cookie jar) whose requests leave from a chosen loopback address, optionally via a "proxy" header. */
-class Visitor {
-  private cookies = new Map<string, string>();
-  uid = '';
-  readonly client: WebClient;
-  constructor(
-    private readonly run: Running,
-    private readonly from = '127.0.0.1',
-  ) {
-    this.client = new WebClient(new Browser(run.url), run.config);
-  }
-
-  request(
-    path: string,
-    opts: { form?: Record<string, string>; from?: string; forwardedFor?: string } = {},
-  ): Promise<Answer> {
-    const url = new URL(path, this.run.url);
-    const body = opts.form ? new URLSearchParams(opts.form).toString() : undefined;
-    const headers: Record<string, string> = {
-      cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-    };
-    if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
-    if (opts.forwardedFor) headers['x-forwarded-for'] = opts.forwardedFor;
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname + url.search,
-          method: body ? 'POST' : 'GET',
-          headers,
-          localAddress: opts.from ?? this.from,
-          agent: false,
-        },
-        (res) => {
-          for (const line of res.headers['set-cookie'] ?? []) {
-            const [pair] = line.split(';');
-            const i = pair.indexOf('=');
-            const value = pair.slice(i + 1).trim();
-            if (value && !/expires=Thu, 01 Jan 1970/i.test(line))
-              this.cookies.set(pair.slice(0, i).trim(), value);
-            else this.cookies.delete(pair.slice(0, i).trim());
-          }
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null, body: text }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-
-  /** Follows redirects inside the provider; stops at the app's redirect URI or a page. */
-  async follow(
-    path: string,
-    opts: { form?: Record<string, string>; from?: string; forwardedFor?: string } = {},
-  ) {
-    let res = await this.request(path, opts);
-    while (res.status >= 300 && res.status < 400 && res.location) {
-      const next = new URL(res.location, this.run.url);
-      if (!next.pathname.startsWith('/oidc')) return { ...res, redirect: next };
-      res = await this.request(next.pathname + next.search, {
-        from: opts.from,
-        forwardedFor: opts.forwardedFor,
-      });
-    }
-    return { ...res, redirect: undefined };
-  }
-
-  /** Opens the sign-in page of a fresh authorization request. */
-  async open() {
-    const page = await this.follow(this.client.authorizeUrl());
-    expect(page.status).toBe(200);
-    this.uid = interactionUid(page.body);
-    return this;
-  }
-
-  /** Submits the sign-in form from this visitor's address (or the given one / a forwarded client). */
-  login(email: string, password: string, opts: { from?: string; forwardedFor?: string } = {}) {
-    return this.follow(`/oidc/interaction/${this.uid}/login`, { form: { email, password }, ...opts });
-  }
-}
-
-/** Submits many wrong passwords in parallel, batch by batch (each one is a real scrypt check). */
-async function wrongAttempts(
-  visitor: Visitor,
-  attempts: { email: string; from?: string; forwardedFor?: string }[],
-): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let i = 0; i < attempts.length; i += 10) {
-    const batch = attempts.slice(i, i + 10);
-    const answers = await Promise.all(
-      batch.map((a, j) =>
-        visitor.login(a.email, `wrong-guess-${i + j}`, { from: a.from, forwardedFor: a.forwardedFor }),
-      ),
-    );
-    for (const answer of answers) {
-      expect(answer.body).toContain(answer.status === 429 ? TOO_MANY : WRONG);
-      statuses.push(answer.status);
-    }
-  }
-  return statuses;
-}
-
-/** Signs in with the right password and checks the whole way to an API call. */
-async function expectSignedIn(
-  visitor: Visitor,
-  run: Running,
-  email: string,
-  opts: { from?: string; forwardedFor?: string } = {},
-) {
-  const done = await visitor.login(email, 'demo', opts);
-  expect(done.body).not.toContain(TOO_MANY);
-  expect(done.redirect?.href.startsWith(visitor.client.redirectUri())).toBe(true);
-  const code = done.redirect!.searchParams.get('code')!;
-  expect(code).toBeTruthy();
-  const res = await visitor.client.exchange(code);
-  expect(res.status).toBe(200);
-  const tokens = (await res.json()) as { access_token: string };
-  const me = await whoami(run, tokens.access_token);
-  expect(me.status).toBe(200);
-  const user = (await me.json()) as { email?: string; isAdmin: boolean };
-  expect(user.email?.toLowerCase()).toBe(email.toLowerCase());
-  return user;
-}
 
 // Each wrong attempt is a real scrypt check (about 100 real ones in the longest test): a generous timeout.
 describe('sign-in attempt limits over real HTTP', { timeout: 180_000 }, () => {
@@ -277,58 +140,100 @@ describe('sign-in attempt limits over real HTTP', { timeout: 180_000 }, () => {
 
 describe('SignInLimiter rules (clock passed in)', () => {
   const t0 = Date.UTC(2025, 0, 1);
-  const fail = (limiter: SignInLimiter, email: string, ip: string, times: number, now = t0) => {
+  let database: Database;
+  let limiter: SignInLimiter;
+  beforeAll(async () => {
+    database = await openDatabase({});
+    limiter = new SignInLimiter(database.db);
+  });
+  afterAll(() => database?.close());
+  beforeEach(async () => {
+    await database.db.execute(sql`DELETE FROM sign_in_buckets`);
+  });
+  const fail = async (email: string, ip: string, times: number, now = t0) => {
     const results: boolean[] = [];
-    for (let i = 0; i < times; i++) results.push(limiter.begin(email, ip, now) !== undefined);
+    for (let i = 0; i < times; i++) results.push((await limiter.begin(email, ip, now)) !== undefined);
     return results;
   };
+  const rowCount = async () =>
+    (
+      (await database.db.execute(sql`SELECT count(*)::int AS n FROM sign_in_buckets`)) as unknown as {
+        rows: { n: number }[];
+      }
+    ).rows[0].n;
 
-  it('counts an email case-insensitively per address, refills over 15 minutes, and forgets failures on success', () => {
-    const limiter = new SignInLimiter();
-    expect(fail(limiter, 'A@x.org', '203.0.113.1', 10)).toEqual(Array<boolean>(10).fill(true));
-    expect(limiter.begin('a@X.org', '203.0.113.1', t0)).toBeUndefined();
+  it('counts an email case-insensitively per address, refills over 15 minutes, and forgets failures on success', async () => {
+    expect(await fail('A@x.org', '203.0.113.1', 10)).toEqual(Array<boolean>(10).fill(true));
+    expect(await limiter.begin('a@X.org', '203.0.113.1', t0)).toBeUndefined();
     // 90 s later one attempt has refilled.
-    const later = limiter.begin('a@x.org', '203.0.113.1', t0 + 90_000);
+    const later = await limiter.begin('a@x.org', '203.0.113.1', t0 + 90_000);
     expect(later).toBeDefined();
-    later!.succeeded();
+    await later!.succeeded();
     // Success clears this address's record for that email: a full 10 again.
-    expect(fail(limiter, 'a@x.org', '203.0.113.1', 11, t0 + 90_000)).toEqual([
+    expect(await fail('a@x.org', '203.0.113.1', 11, t0 + 90_000)).toEqual([
       ...Array<boolean>(10).fill(true),
       false,
     ]);
   });
 
-  it('holds an email with a spent budget only for addresses that have failed on it, until the day refills', () => {
-    const limiter = new SignInLimiter();
-    for (let a = 1; a <= 10; a++) fail(limiter, 'admin@x.org', `192.0.2.${a}`, 10);
-    expect(fail(limiter, 'admin@x.org', '192.0.2.99', 3)).toEqual([true, true, false]);
+  it('holds an email with a spent budget only for addresses that have failed on it, until the day refills', async () => {
+    for (let a = 1; a <= 10; a++) await fail('admin@x.org', `192.0.2.${a}`, 10);
+    expect(await fail('admin@x.org', '192.0.2.99', 3)).toEqual([true, true, false]);
     // A clean address may still try, and its success does not reopen the email for the failing ones.
-    limiter.begin('admin@x.org', '198.51.100.1', t0)!.succeeded();
-    expect(limiter.begin('admin@x.org', '192.0.2.99', t0)).toBeUndefined();
+    await (await limiter.begin('admin@x.org', '198.51.100.1', t0))!.succeeded();
+    expect(await limiter.begin('admin@x.org', '192.0.2.99', t0)).toBeUndefined();
     // A day later budget and strikes have refilled.
-    expect(limiter.begin('admin@x.org', '192.0.2.99', t0 + 86_400_000)).toBeDefined();
+    expect(await limiter.begin('admin@x.org', '192.0.2.99', t0 + 86_400_000)).toBeDefined();
   });
 
-  it('counts IPv6 clients per /64 and IPv4-mapped addresses as IPv4', () => {
+  it('counts IPv6 clients per /64 and IPv4-mapped addresses as IPv4', async () => {
     expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
     expect(addressKey('2001:db8:1:2::ffff')).toBe('2001:db8:1:2::/64');
     expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(addressKey('::ffff:203.0.113.5')).toBe('203.0.113.5');
     expect(addressKey('203.0.113.5')).toBe('203.0.113.5');
-    const limiter = new SignInLimiter();
     // 50 attempts on different emails from addresses of one /64 spend that /64's allowance.
     for (let i = 0; i < 50; i++)
-      expect(limiter.begin(`u${i}@x.org`, `2001:db8:1:2::${i.toString(16)}`, t0)).toBeDefined();
-    expect(limiter.begin('u-last@x.org', '2001:db8:1:2:ffff::1', t0)).toBeUndefined();
-    expect(limiter.begin('u-last@x.org', '2001:db8:1:3::1', t0)).toBeDefined();
+      expect(await limiter.begin(`u${i}@x.org`, `2001:db8:1:2::${i.toString(16)}`, t0)).toBeDefined();
+    expect(await limiter.begin('u-last@x.org', '2001:db8:1:2:ffff::1', t0)).toBeUndefined();
+    expect(await limiter.begin('u-last@x.org', '2001:db8:1:3::1', t0)).toBeDefined();
   });
 
-  it('stays bounded in memory under a spray of keys and still limits', () => {
-    const limiter = new SignInLimiter(SIGN_IN_LIMITS, 1_000);
-    for (let i = 0; i < 5_000; i++) limiter.begin(`spray-${i}@x.org`, `10.0.${i >> 8}.${i & 255}`, t0);
-    const stores = Object.values(limiter as unknown as Record<string, { buckets: Map<string, unknown> }>);
-    expect(stores).toHaveLength(4);
-    for (const store of stores) expect(store.buckets.size).toBeLessThanOrEqual(1_000);
-    expect(fail(limiter, 'admin@x.org', '192.0.2.1', 11)).toEqual([...Array<boolean>(10).fill(true), false]);
+  it('a refused attempt takes nothing: the address keeps its allowance for other emails', async () => {
+    // 10 on one email from the address, then 5 refused on it: the per-address count stays at 10 of 50.
+    await fail('held@x.org', '203.0.113.7', 10);
+    expect(await fail('held@x.org', '203.0.113.7', 5)).toEqual(Array<boolean>(5).fill(false));
+    const others = await fail('other@x.org', '203.0.113.7', 10);
+    const more = await fail('third@x.org', '203.0.113.7', 10);
+    const rest = await fail('fourth@x.org', '203.0.113.7', 10);
+    const last = await fail('fifth@x.org', '203.0.113.7', 11);
+    expect([...others, ...more, ...rest, ...last]).toEqual([...Array<boolean>(40).fill(true), false]);
+  });
+
+  it('parallel attempts never get more than the limit between them', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => limiter.begin('race@x.org', '203.0.113.9', t0)),
+    );
+    expect(results.filter((r) => r !== undefined)).toHaveLength(SIGN_IN_LIMITS.perEmailAndAddress.capacity);
+  });
+
+  it('the sweep removes the rows of buckets that are full again, and only those', async () => {
+    for (let i = 0; i < 200; i++) await limiter.begin(`spray-${i}@x.org`, `10.0.0.${i}`, t0);
+    // A row per bucket: 200 addresses, 200 pairs, 200 emails, 200 strikes.
+    expect(await rowCount()).toBe(800);
+    // 15 minutes later one token is back in each bucket but the strikes' (refilled over a day): only theirs stay.
+    const later = t0 + 15 * 60_000;
+    expect(await limiter.sweep(later)).toBe(600);
+    expect(await rowCount()).toBe(200);
+    // An email whose day's budget is spent keeps its row through the sweep (its bucket is far from full).
+    for (let a = 1; a <= 10; a++) await fail('spent@x.org', `192.0.2.${a}`, 10, later);
+    await limiter.sweep(later + 20 * 60_000);
+    const kept = (await database.db.execute(
+      sql`SELECT key FROM sign_in_buckets WHERE key NOT LIKE 's:%' ORDER BY key`,
+    )) as unknown as { rows: { key: string }[] };
+    expect(kept.rows.map((r) => r.key)).toEqual(['e:spent@x.org']);
+    // A day later everything has refilled and goes.
+    await limiter.sweep(later + 86_400_000 + 60_000);
+    expect(await rowCount()).toBe(0);
   });
 });

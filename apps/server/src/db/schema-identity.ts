@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  doublePrecision,
   index,
   jsonb,
   pgTable,
@@ -56,3 +57,19 @@ export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: jsonb('value').notNull(),
 });
+
+/**
+ * The embedded sign-in page's attempt limits (identity/sign-in-limits.ts): one token bucket per key ("a:" address,
+ * "p:" email and address, "e:" email, "s:" strikes of an address on an email), shared by every process on the
+ * database and kept across restarts. `expiresAt`: when the bucket is full again, so the row can go.
+ */
+export const signInBuckets = pgTable(
+  'sign_in_buckets',
+  {
+    key: text('key').primaryKey(),
+    tokens: doublePrecision('tokens').notNull(),
+    at: tz('at').notNull(),
+    expiresAt: tz('expires_at').notNull(),
+  },
+  (t) => [index('sign_in_buckets_expires_idx').on(t.expiresAt)],
+);

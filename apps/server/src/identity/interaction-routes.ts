@@ -32,7 +32,10 @@ export default async function interactionRoutes(
 
   // Password guessing: per client address, per email from one address, and per email from everywhere (which holds
   // back only addresses that have been failing on it, so nobody can lock an account's owner out). sign-in-limits.ts.
-  const signInLimits = new SignInLimiter();
+  // In the database, so every process of a cluster counts the same attempts and a restart forgets none.
+  const signInLimits = new SignInLimiter(app.db, undefined, (err) =>
+    app.log.warn({ err }, 'sign-in limits: sweeping old rows failed'),
+  );
 
   const html = (reply: FastifyReply, body: string, status = 200) =>
     reply
@@ -144,7 +147,7 @@ export default async function interactionRoutes(
     const interaction = await details(request, reply);
     if (!interaction) return expired(reply);
     const { email, password } = credentialsSchema.parse(request.body ?? {});
-    const attempt = email && password ? signInLimits.begin(email, request.ip) : undefined;
+    const attempt = email && password ? await signInLimits.begin(email, request.ip) : undefined;
     if (email && password && !attempt) {
       return html(
         reply,
@@ -159,7 +162,7 @@ export default async function interactionRoutes(
       );
     }
     const found = email && password ? await accounts.authenticate(email, password) : undefined;
-    if (found) attempt?.succeeded();
+    if (found) await attempt?.succeeded();
     // Demo accounts (password "demo") stop working as soon as DEMO_ACCOUNTS is off.
     const account = found && (!found.isDemo || config.demoAccounts) ? found : undefined;
     if (!account) {
