@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../lib/errors';
 import { createTokenVerifier, discoverIssuer, TokenError, type TokenVerifier } from './token-verifier';
 import type { AuthUser } from '../types';
@@ -49,9 +49,7 @@ export default fp(async (app) => {
     return pending;
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.authorization;
-    if (!header || SKIP_PREFIXES.some((p) => request.url.startsWith(p))) return;
+  async function authenticate(request: FastifyRequest, reply: FastifyReply, header: string): Promise<void> {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) {
       reply.header('WWW-Authenticate', 'Bearer error="invalid_request"');
@@ -74,6 +72,13 @@ export default fp(async (app) => {
       }
       throw err;
     }
+  }
+
+  // Synchronous for the requests without a token (devices, anonymous pages): no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    const header = request.headers.authorization;
+    if (!header || SKIP_PREFIXES.some((p) => request.url.startsWith(p))) return done();
+    authenticate(request, reply, header).then(() => done(), done);
   });
 });
 

@@ -18,10 +18,12 @@ export interface BucketSpec {
 interface Bucket {
   tokens: number;
   at: number;
+  /** When the key was last moved to the end of the use order. */
+  moved: number;
 }
 
 export class TokenBuckets {
-  /** Map order is use order: the first keys are the least recently used. */
+  /** Map order is use order (to the second): the first keys are the least recently used. */
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(
@@ -35,12 +37,19 @@ export class TokenBuckets {
     if (b) {
       b.tokens = this.refilled(b, now);
       b.at = now;
-      this.buckets.delete(key); // re-inserted below, as the most recently used
+      // Moved to the end (the most recently used) at most once a second: a delete and re-insert per take costs a
+      // busy tracker's every ping (the Map's deleted entries pile up and force rehashes), and use order to the
+      // second is all `shrink` needs.
+      if (now - b.moved >= 1000) {
+        this.buckets.delete(key);
+        this.buckets.set(key, b);
+        b.moved = now;
+      }
     } else {
       if (this.buckets.size >= this.maxKeys) this.shrink(now);
-      b = { tokens: this.spec.capacity, at: now };
+      b = { tokens: this.spec.capacity, at: now, moved: now };
+      this.buckets.set(key, b);
     }
-    this.buckets.set(key, b);
     if (b.tokens < n) return false;
     b.tokens -= n;
     return true;

@@ -96,9 +96,9 @@ function etagAndCache(
   reply: FastifyReply,
   payload: unknown,
 ): string | Buffer | undefined {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
   if (reply.statusCode !== 200) return undefined;
-  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return undefined;
   const type = String(reply.getHeader('content-type') ?? '');
   if (!ETAG_TYPES.test(type)) return undefined;
   if (/no-store/i.test(String(reply.getHeader('cache-control') ?? ''))) return undefined;
@@ -131,10 +131,10 @@ function etagAndCache(
 export default fp(
   async (app) => {
     // Global onSend: runs before @fastify/compress's per-route hook, so a 304 or a cached encoding skips it.
-    app.addHook(
-      'onSend',
-      async (request, reply, payload) => etagAndCache(request, reply, payload) ?? payload,
-    );
+    // Synchronous (no promise per answer), and what is not a GET/HEAD 200 with a body in memory leaves at once.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      done(null, etagAndCache(request, reply, payload) ?? payload);
+    });
     await app.register(fastifyCompress, {
       global: true,
       // Request bodies stay as they are (device webhooks are plain; a compressed body is not worth a zip bomb).

@@ -19,7 +19,10 @@ export default async function healthRoutes(app: FastifyInstance) {
   const { database, databaseOutage } = app;
   const expected = expectedMigrationMillis();
 
-  app.get('/api/health', async () => ({ status: 'ok', database: database.kind }));
+  // A probe's answer is never cached (so no ETag is worked out for it either), like /api/ready's.
+  app.get('/api/health', (_request, reply) => {
+    reply.header('cache-control', 'no-store').send({ status: 'ok', database: database.kind });
+  });
 
   app.get(
     '/api/ready',

@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError } from '../lib/errors';
 import { ID_RULE, parseId } from '../lib/http-schemas';
@@ -66,6 +65,27 @@ function nulInText(text: string): string | null {
   }
 }
 
+/** Whether a parsed query or body holds a NUL anywhere (fast path: no field paths built unless it does). */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasNul(value[i])) return true;
+    return false;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (k.includes('\u0000') || hasNul((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
+/** Whether an object is empty (no own enumerable key). */
+function isEmpty(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return false;
+  return true;
+}
+
 /**
  * Input rules every route shares, in one place, before any route code or schema runs:
  * - an upload whose Content-Length exceeds its route's `maxUploadBytes` → 413 at once (onRequest, before the
@@ -74,38 +94,57 @@ function nulInText(text: string): string | null {
  * - a NUL character in any path parameter, query parameter or parsed body (JSON, form, raw text) → 400
  *   `invalid_text` naming the field. Multipart fields are read by their route, which calls assertNoNul.
  * Register before the auth plugin so the size check runs first.
+ *
+ * Synchronous hooks (no promise per request): the size check looks at the route only for a request declaring more
+ * than the smallest `maxUploadBytes` of any route; the NUL check walks the input without building field paths, and names the field only when it found one.
  */
 export default fp(
   async (app) => {
-    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    // The smallest `maxUploadBytes` of any route: a request declaring no more than it needs no look at its route.
+    let smallestMax = Infinity;
+    app.addHook('onRoute', (route) => {
+      const max = route.config?.maxUploadBytes;
+      if (max) smallestMax = Math.min(smallestMax, max);
+    });
+    app.addHook('onRequest', (request, reply, done) => {
+      const length = request.headers['content-length'];
+      if (length === undefined) return done();
+      const declared = Number(length);
+      if (!(declared > smallestMax)) return done();
       const max = request.routeOptions.config?.maxUploadBytes;
-      if (!max) return;
-      const declared = Number(request.headers['content-length']);
-      if (!(declared > max)) return;
+      if (!max || !(declared > max)) return done();
       reply.header('connection', 'close');
-      throw new HttpError(
-        413,
-        'file_too_large',
-        `The upload is ${(declared / 1024 / 1024).toFixed(1)} MB; at most ${Math.floor(max / 1024 / 1024)} MB is accepted.`,
+      done(
+        new HttpError(
+          413,
+          'file_too_large',
+          `The upload is ${(declared / 1024 / 1024).toFixed(1)} MB; at most ${Math.floor(max / 1024 / 1024)} MB is accepted.`,
+        ),
       );
     });
 
-    app.addHook('preValidation', async (request: FastifyRequest) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       const params = request.params as Record<string, unknown> | undefined;
       if (params && typeof params === 'object') {
-        for (const [name, value] of Object.entries(params)) {
+        for (const name in params) {
+          const value = params[name];
           if (typeof value !== 'string') continue;
           if (isIdParam(name) && parseId(value) === null) {
-            throw new HttpError(400, 'invalid_id', `${name} ${ID_RULE}; got ${printable(value)}.`);
+            return done(new HttpError(400, 'invalid_id', `${name} ${ID_RULE}; got ${printable(value)}.`));
           }
-          if (value.includes('\u0000')) throw nulError(name);
+          if (value.includes('\u0000')) return done(nulError(name));
         }
       }
-      const inQuery = findNul(request.query, '');
-      if (inQuery !== null) throw nulError(`Query parameter ${inQuery}`);
+      const query = request.query;
+      if (query && typeof query === 'object' && !isEmpty(query) && hasNul(query)) {
+        return done(nulError(`Query parameter ${findNul(query, '')}`));
+      }
       const body = request.body;
-      const inBody = typeof body === 'string' ? nulInText(body) : findNul(body, '');
-      if (inBody !== null) throw nulError(inBody || 'The body');
+      if (body !== undefined && body !== null) {
+        const inBody = typeof body === 'string' ? nulInText(body) : hasNul(body) ? findNul(body, '') : null;
+        if (inBody !== null) return done(nulError(inBody || 'The body'));
+      }
+      done();
     });
   },
   { name: 'input-guard' },

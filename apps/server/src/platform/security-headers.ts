@@ -173,20 +173,46 @@ export default fp<SecurityHeadersOptions>(
     // Fails at boot on a TILE_URL CSP cannot express, instead of on the first request.
     tileSource(config.TILE_URL);
     const issuerOrigins = config.embeddedIdp ? [] : [new URL(config.issuer).origin];
-    let defaults = securityHeaderValues(config, issuerOrigins);
+    // Header values computed once (and again only when discovery adds issuer origins), set on every answer by a
+    // synchronous hook: no per-request policy building, closure or promise.
+    let generation = 0;
+    let defaults = Object.entries(securityHeaderValues(config, issuerOrigins));
+    const relearn = () => {
+      defaults = Object.entries(securityHeaderValues(config, issuerOrigins));
+      generation++;
+    };
 
-    const apply = (raw: ServerResponse, overrides?: SecurityHeaderOverrides) => {
-      const values = overrides ? securityHeaderValues(config, issuerOrigins, overrides) : defaults;
+    const apply = (raw: ServerResponse, values: [string, string][]) => {
       raw.removeHeader('x-frame-options');
-      for (const [name, value] of Object.entries(values)) raw.setHeader(name, value);
+      for (let i = 0; i < values.length; i++) raw.setHeader(values[i][0], values[i][1]);
     };
 
     app.decorateReply('securityHeaders', function (this: FastifyReply, overrides: SecurityHeaderOverrides) {
-      apply(this.raw, overrides);
+      apply(this.raw, Object.entries(securityHeaderValues(config, issuerOrigins, overrides)));
       return this;
     });
-    app.addHook('onRequest', async (request, reply) => {
-      apply(reply.raw, request.routeOptions.config?.securityHeaders);
+    app.addHook('onRequest', (_request, reply, done) => {
+      const raw = reply.raw;
+      for (let i = 0; i < defaults.length; i++) raw.setHeader(defaults[i][0], defaults[i][1]);
+      done();
+    });
+    // A route's own overrides (`config.securityHeaders`): its own hook, after the defaults, with its values
+    // computed once per issuer-origin set; routes without overrides pay nothing for it.
+    app.addHook('onRoute', (route) => {
+      const overrides = route.config?.securityHeaders;
+      if (!overrides) return;
+      let seen = -1;
+      let values: [string, string][] = [];
+      const hook = (_request: unknown, reply: FastifyReply, done: () => void) => {
+        if (seen !== generation) {
+          values = Object.entries(securityHeaderValues(config, issuerOrigins, overrides));
+          seen = generation;
+        }
+        apply(reply.raw, values);
+        done();
+      };
+      const own = route.onRequest;
+      route.onRequest = own ? [...(Array.isArray(own) ? own : [own]), hook] : [hook];
     });
 
     if (!config.embeddedIdp) {
@@ -205,7 +231,7 @@ export default fp<SecurityHeadersOptions>(
             for (const origin of discoveryOrigins(doc)) {
               if (!issuerOrigins.includes(origin)) issuerOrigins.push(origin);
             }
-            defaults = securityHeaderValues(config, issuerOrigins);
+            relearn();
           },
           (err: unknown) =>
             app.log.warn(
@@ -215,7 +241,10 @@ export default fp<SecurityHeadersOptions>(
         );
       };
       app.addHook('onReady', async () => learn());
-      app.addHook('onRequest', async () => learn());
+      app.addHook('onRequest', (_request, _reply, done) => {
+        learn();
+        done();
+      });
     }
   },
   { name: 'security-headers' },
