@@ -68,7 +68,7 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
     expect(html).not.toContain('<script');
     const rows = html.split('<tr><td').slice(1);
     expect(rows).toHaveLength(TEXT_PAGE_ROWS);
-    expect(html).toContain(`Top ${TEXT_PAGE_ROWS} of 2500 runners.`);
+    expect(html).toContain(`Top ${TEXT_PAGE_ROWS} of 2,500 runners.`);
     // First row: rank 1, bib 1, 30.0 km, past Col du Loup (20 km), racing, last seen 3 min ago (UTC clock).
     const first = rows[0];
     expect(first).toContain('class=n>1<td>1<td>Maximiliane-Charlotte Van den Berghe-Oudenaarde');
@@ -101,6 +101,56 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
     expect(byName.body).toContain('0 runners match “nosuchname”');
   });
 
+  it("speaks the reader's language: ?lang=, else Accept-Language, else English; links to the others", async () => {
+    const url = `/race/${big.raceId}/text`;
+    const fr = await t.app.inject({ url: `${url}?lang=fr`, headers: { 'accept-language': 'de' } });
+    expect(fr.statusCode).toBe(200);
+    expect(fr.headers.vary).toMatch(/accept-language/i);
+    expect(fr.body).toContain('<html lang="fr">');
+    expect(fr.body).toContain('Résultats en direct, texte seul. Position la plus récente : <time');
+    expect(fr.body).toContain(`Les ${TEXT_PAGE_ROWS} premiers sur 2\u202f500 coureurs.`);
+    expect(fr.body).toContain('<th scope=col>Rang<th scope=col>Dossard');
+    expect(fr.body).toContain('<td>En course<td class=n>30,0 km<td>Col du Loup');
+    expect(fr.body).toContain('<label for="q">Trouver un coureur par dossard ou par nom</label>');
+    expect(fr.body).toContain('<input type="hidden" name="lang" value="fr">');
+    // The language links: the current one named, the others linked with their own name and tag.
+    expect(fr.body).toContain('<strong lang=fr aria-current="true">Français</strong>');
+    expect(fr.body).toContain('<a href="?lang=de" hreflang=de lang=de>Deutsch</a>');
+    expect(fr.body).toContain('<a href="?lang=en" hreflang=en lang=en>English</a>');
+    expect(fr.body).not.toContain('Live results');
+
+    const de = await t.app.inject({ url, headers: { 'accept-language': 'nl;q=0.9, de;q=0.8, en;q=0.5' } });
+    expect(de.body).toContain('<html lang="de">');
+    expect(de.body).toContain('<th scope=col>Platz<th scope=col>Startnr.');
+    expect(de.body).toContain(`Die ersten ${TEXT_PAGE_ROWS} von 2.500 Läufern.`);
+    expect(de.body).toContain('<caption>Rangliste</caption>');
+    expect(de.body).toContain('<td>Im Rennen<td class=n>30,0 km');
+
+    for (const unknown of [
+      { url: `${url}?lang=xx`, headers: { 'accept-language': 'nl, ja;q=0.5' } },
+      { url, headers: {} },
+    ]) {
+      const en = await t.app.inject(unknown);
+      expect(en.statusCode).toBe(200);
+      expect(en.body, unknown.url).toContain('<html lang="en">');
+      expect(en.body).toContain('Live results, text only.');
+      expect(en.body).toContain('<td>Racing<td class=n>30.0 km');
+    }
+
+    // A search keeps the language in its links; the 404 page speaks it too.
+    const search = await t.app.inject({ url: `${url}?lang=it&q=nosuchname` });
+    expect(search.body).toContain('Nessun corridore trovato.');
+    expect(search.body).toContain('<a href="?lang=es&amp;q=nosuchname" hreflang=es lang=es>Español</a>');
+    expect(search.body).toContain('<a href="?lang=it">Mostra la classifica</a>');
+    const missing = await t.app.inject({
+      url: '/race/999999/text?lang=es',
+      headers: { accept: 'text/html' },
+    });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toContain('<html lang="es">');
+    expect(missing.body).toContain('<h1>Carrera no encontrada</h1>');
+  });
+
   it('escapes what the visitor typed', async () => {
     const res = await t.app.inject({
       url: `/race/${big.raceId}/text?q=${encodeURIComponent('"><script>x</script>')}`,
@@ -131,6 +181,12 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
     expect(bad.json()).toMatchObject({ error: expect.any(String), message: expect.any(String) });
     const long = await t.app.inject({ url: `/race/${big.raceId}/text?q=${'x'.repeat(101)}` });
     expect(long.statusCode).toBe(400);
+    const lang = await t.app.inject({ url: `/race/${big.raceId}/text?lang=${'x'.repeat(36)}` });
+    expect(lang.statusCode).toBe(400);
+    expect(lang.json()).toMatchObject({
+      error: expect.any(String),
+      message: expect.stringContaining('lang'),
+    });
   });
 
   it('allows its inline stylesheet by hash and refuses to be framed', async () => {

@@ -7,11 +7,25 @@ import { raceIdParams } from '../lib/http-schemas';
 import { courseTrack } from '../live/course-track';
 import { DATABASE_RETRY_AFTER_S } from '../db/outage';
 import { isDatabaseUnavailable } from '../db/errors';
+import { pickLanguage } from '../lib/language';
 import { renderTextNotFound, renderTextPage, renderTextUnavailable, TEXT_PAGE_ROWS } from './text-page';
 
 const textQuery = z.object({
   q: z.string().trim().max(100).optional().describe('Bib or name to look for'),
+  lang: z
+    .string()
+    .max(35)
+    .optional()
+    .describe(
+      'Language of the page: en, fr, es, de or it; without it (or another value) the Accept-Language header, else English',
+    ),
 });
+
+/** The page's language and locale: `?lang=`, else Accept-Language, else English. */
+function languageOf(request: { query: unknown; headers: { 'accept-language'?: string } }) {
+  const lang = (request.query as { lang?: unknown } | undefined)?.lang;
+  return pickLanguage(typeof lang === 'string' ? lang : undefined, request.headers['accept-language']);
+}
 
 /**
  * Spectator pages rendered by the server: the text view of a race (`/race/{raceId}/text`). The embeddable views
@@ -24,12 +38,14 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
     const raceId = (request.params as { raceId?: unknown } | undefined)?.raceId;
     if (!isDatabaseUnavailable(err) || !/text\/html/i.test(request.headers.accept ?? '')) throw err;
     app.databaseOutage.failed(err);
+    const { language } = languageOf(request);
     return reply
       .code(503)
+      .header('vary', 'Accept-Language')
       .header('retry-after', String(DATABASE_RETRY_AFTER_S))
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(renderTextUnavailable(app.config.PRODUCT_NAME, Number(raceId), DATABASE_RETRY_AFTER_S));
+      .send(renderTextUnavailable(app.config.PRODUCT_NAME, Number(raceId), DATABASE_RETRY_AFTER_S, language));
   });
 
   app.get(
@@ -46,6 +62,8 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { raceId } = request.params;
       const search = request.query.q ?? '';
+      const { language, locale } = languageOf(request);
+      reply.header('vary', 'Accept-Language');
       const [race] = await app.db
         .select({ name: races.name, approved: races.approved })
         .from(races)
@@ -58,7 +76,7 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
         return reply
           .code(404)
           .type('text/html; charset=utf-8')
-          .send(renderTextNotFound(app.config.PRODUCT_NAME, raceId));
+          .send(renderTextNotFound(app.config.PRODUCT_NAME, raceId, language));
       }
       reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache');
       const [rows, course] = await Promise.all([
@@ -76,6 +94,8 @@ const spectatorRoutes: FastifyPluginAsyncZod = async (app) => {
         waypoints: courseTrack(course).Waypoints,
         racePageUrl: `/race/${raceId}`,
         now: new Date(),
+        language,
+        locale,
       });
     },
   );
