@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { paths } from '../lib/paths';
-import { useI18n } from '../i18n';
+import { t, useI18n } from '../i18n';
 import { RichText } from '../i18n/rich-text';
 
 const VIEWS = [
@@ -8,12 +8,16 @@ const VIEWS = [
   { value: 'leaderboard', label: 'board.title' },
 ] as const;
 
-/** The <iframe> code a race's own website pastes to show the live map or leaderboard. */
+/**
+ * The <iframe> code a race's own website pastes to show the live map or leaderboard; its title (what a screen
+ * reader announces for the frame) in the language the code is copied in.
+ */
 export function embedSnippet(origin: string, raceId: number, view: string, raceName: string): string {
-  const title = `${raceName} – live ${view === 'leaderboard' ? 'leaderboard' : 'map'}`.replace(
-    /"/g,
-    '&quot;',
-  );
+  const title = t(view === 'leaderboard' ? 'share.frameTitleLeaderboard' : 'share.frameTitleMap', {
+    race: raceName,
+  })
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;');
   return (
     `<iframe src="${origin}${paths.embedRace(raceId, view)}" title="${title}" ` +
     `width="100%" height="600" style="border:0;max-width:1200px" loading="lazy"></iframe>`
@@ -28,7 +32,7 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
   const id = useId();
   const [view, setView] = useState<string>('map');
   const [copied, setCopied] = useState(false);
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const code = embedSnippet(window.location.origin, raceId, view, raceName);
   const copy = async () => {
     try {
@@ -85,7 +89,11 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
         <a href={paths.embedRace(raceId, view)} target="_blank" rel="noopener">
           {t('share.preview')}
         </a>{' '}
-        · <a href={paths.raceText(raceId)}>{t('share.textView')}</a> {t('share.weakSignal')}
+        ·{' '}
+        <a href={`${paths.raceText(raceId)}?lang=${language}`} hrefLang={language}>
+          {t('share.textView')}
+        </a>{' '}
+        {t('share.weakSignal')}
       </p>
     </details>
   );

@@ -550,6 +550,8 @@ const de: Catalogue = {
     upload: 'Strecke hochladen',
   },
   share: {
+    frameTitleMap: '{{race}} – Live-Karte',
+    frameTitleLeaderboard: '{{race}} – Live-Rangliste',
     summary: 'Teilen: dieses Rennen auf deine Website bringen',
     lead: 'Füge diesen Code in eine Seite der Website deines Rennens ein: Er zeigt die Live-Ansicht, laufend aktualisiert, mit einem Link zur ganzen Rennseite.',
     show: 'Anzeigen',

@@ -550,6 +550,8 @@ const en = {
     upload: 'Upload course',
   },
   share: {
+    frameTitleMap: '{{race}} – live map',
+    frameTitleLeaderboard: '{{race}} – live leaderboard',
     summary: 'Share: put this race on your website',
     lead: 'Paste this code into a page of your race’s website: it shows the live view, updated as runners move, with a link back to the full race page.',
     show: 'Show',

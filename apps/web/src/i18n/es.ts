@@ -551,6 +551,8 @@ const es: Catalogue = {
     upload: 'Subir recorrido',
   },
   share: {
+    frameTitleMap: '{{race}} – mapa en directo',
+    frameTitleLeaderboard: '{{race}} – clasificación en directo',
     summary: 'Compartir: pon esta carrera en tu sitio web',
     lead: 'Pega este código en una página del sitio web de tu carrera: muestra la vista en directo, actualizada a medida que avanzan los corredores, con un enlace a la página completa.',
     show: 'Mostrar',

@@ -551,6 +551,8 @@ const fr: Catalogue = {
     upload: 'Charger le parcours',
   },
   share: {
+    frameTitleMap: '{{race}} – carte en direct',
+    frameTitleLeaderboard: '{{race}} – classement en direct',
     summary: 'Partager : mettre cette course sur votre site web',
     lead: 'Collez ce code dans une page du site de votre course : il affiche le direct, mis à jour au fil de la course, avec un lien vers la page complète.',
     show: 'Afficher',

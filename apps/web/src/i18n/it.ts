@@ -550,6 +550,8 @@ const it: Catalogue = {
     upload: 'Carica percorso',
   },
   share: {
+    frameTitleMap: '{{race}} – mappa in diretta',
+    frameTitleLeaderboard: '{{race}} – classifica in diretta',
     summary: 'Condividi: metti questa gara sul tuo sito web',
     lead: 'Incolla questo codice in una pagina del sito della tua gara: mostra la vista live, aggiornata mentre i concorrenti avanzano, con un link alla pagina completa.',
     show: 'Mostra',
