@@ -5,10 +5,24 @@ import {
   formatDuration,
   formatHeight,
   formatLength,
+  formatLongDate,
+  formatMinutes,
   formatPace,
   formatPercent,
 } from './format';
 import { formatLocaleFor, pickLanguage } from './settings';
+
+describe('dates and minutes per locale', () => {
+  it('writes a calendar date out, the day as given', () => {
+    expect(formatLongDate('2025-10-01', { locale: 'en-US' })).toBe('October 1, 2025');
+    expect(formatLongDate('2025-10-01', { locale: 'fr' })).toBe('1 octobre 2025');
+    expect(formatLongDate('2025-10-01', { locale: 'de' })).toBe('1. Oktober 2025');
+  });
+  it('writes minutes with their unit', () => {
+    expect(formatMinutes(10, { locale: 'en' })).toBe('10 min');
+    expect(formatMinutes(10, { locale: 'de' })).toBe('10 Min.');
+  });
+});
 
 describe('distances per locale and unit', () => {
   it('writes km in the locale', () => {
@@ -24,6 +38,7 @@ describe('distances per locale and unit', () => {
     expect(formatDistanceNumber(10, 1, { locale: 'en', units: 'mi' })).toBe('6.2');
     expect(formatLength(42195, { locale: 'en', units: 'mi' })).toBe('26.2 mi');
     expect(formatLength(4990, { locale: 'en', units: 'km' })).toBe('4.99 km');
+    expect(formatLength(42195, { locale: 'en', units: 'km' })).toBe('42.2 km');
     expect(formatHeight(1000, { locale: 'en', units: 'mi' })).toBe('3,281 ft');
     expect(formatHeight(1234, { locale: 'de', units: 'km' })).toBe('1.234 m');
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDateTime, formatKm, fromLocalInput, startTimeEditorValue, toLocalIso, yn } from './format';
+import { formatDateTime, fromLocalInput, startTimeEditorValue, toLocalIso, yn } from './format';
 
 // A zone with an offset (and daylight saving) so local/UTC mix-ups show up.
 const originalTz = process.env.TZ;
@@ -53,10 +53,5 @@ describe('display', () => {
       new Date('2027-03-20T15:15:00Z').toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
     );
     expect(formatDateTime('2027-03-20T15:15:00Z')).toMatch(/9:15/);
-  });
-
-  it('course length', () => {
-    expect(formatKm(4990)).toBe('4.99 km');
-    expect(formatKm(42195)).toBe('42.2 km');
   });
 });

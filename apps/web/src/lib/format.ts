@@ -1,6 +1,9 @@
-/** Display helpers shared by every screen (the formats themselves are src/i18n/format.ts: locale and units). */
+/**
+ * Display helpers shared by every screen. Distances, heights, paces and dates are src/i18n/format.ts (locale and
+ * units); screens call it directly.
+ */
 import { t } from '../i18n';
-import { formatDateTimeMedium, formatHeight, formatLength } from '../i18n/format';
+import { formatDateTimeMedium } from '../i18n/format';
 
 export const yn = (value: boolean): string => (value ? t('races.yes') : t('races.no'));
 
@@ -36,14 +39,4 @@ export function fromLocalInput(value: string): string | null {
   if (!value) return null;
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
-
-/** A course length given in metres, in km or miles. */
-export function formatKm(metres: number): string {
-  return formatLength(metres);
-}
-
-/** A height (climb) given in metres, in metres or feet. */
-export function formatMetres(metres: number): string {
-  return formatHeight(metres);
 }

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import type { Course } from '@racebeacon/domain/entities';
-import { formatKm, formatMetres } from '../../lib/format';
+import { formatLength, formatHeight } from '../../i18n/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { courseApi } from './api';
 import { failureMessage, FormError } from '../../components/form-error';
@@ -57,11 +57,11 @@ export function CourseSection({
           <dl className="stats">
             <div>
               <dt>{t('course.length')}</dt>
-              <dd data-testid="course-length">{formatKm(course.LengthM)}</dd>
+              <dd data-testid="course-length">{formatLength(course.LengthM)}</dd>
             </div>
             <div>
               <dt>{t('course.climb')}</dt>
-              <dd data-testid="course-climb">{formatMetres(course.ClimbM)}</dd>
+              <dd data-testid="course-climb">{formatHeight(course.ClimbM)}</dd>
             </div>
             {course.Waypoints?.length > 0 && (
               <div>

@@ -3,7 +3,8 @@ import { useNavigate } from 'react-router';
 import type { Course, Race } from '@racebeacon/domain/entities';
 import { failureMessage, FormError } from '../../components/form-error';
 import { CONFIRM, confirmed } from '../../lib/confirm';
-import { formatDateTime, formatKm, startTimeEditorValue } from '../../lib/format';
+import { formatDateTime, startTimeEditorValue } from '../../lib/format';
+import { formatLength } from '../../i18n/format';
 import { paths } from '../../lib/paths';
 import { directorRacesApi } from './api';
 import { checkedRaceBody } from './race-body';
@@ -155,7 +156,7 @@ export function RaceHero({
             {course && (
               <div>
                 <dt>{t('board.distance')}</dt>
-                <dd>{formatKm(course.LengthM)}</dd>
+                <dd>{formatLength(course.LengthM)}</dd>
               </div>
             )}
           </dl>

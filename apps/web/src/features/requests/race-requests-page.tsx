@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { Race, RaceRequest } from '@racebeacon/domain/entities';
 import { PageHeader, EmptyState, PageSpinner } from '../../components/page-state';
 import { failureMessage, FormError } from '../../components/form-error';
-import { formatDateTime, formatKm, formatMetres } from '../../lib/format';
+import { formatDateTime } from '../../lib/format';
+import { formatLength, formatHeight } from '../../i18n/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
 import { useI18n } from '../../i18n';
 import { useResource } from '../../lib/use-resource';
@@ -77,8 +78,8 @@ export function RaceRequestsPage() {
                     <dd data-testid="request-course">
                       {race.Course
                         ? t('requests.courseFacts', {
-                            length: formatKm(race.Course.LengthM),
-                            climb: formatMetres(race.Course.ClimbM),
+                            length: formatLength(race.Course.LengthM),
+                            climb: formatHeight(race.Course.ClimbM),
                           })
                         : t('requests.noCourse')}
                     </dd>
