@@ -16,8 +16,9 @@ import {
 /**
  * Privacy of runners in a real Chromium (issue 15): the race's director hides a runner's live position from the
  * runner's row, then sets a 10-minute public delay in the race editor. A visitor's race page keeps the hidden runner
- * on the leaderboard without a dot on the map while the director's HQ map shows every runner; with the delay, a fix
- * a minute old is not on the visitor's page while the director's HQ has it.
+ * on the leaderboard without a dot on the map while the director's HQ map and own race page (its stream opened with
+ * a stream ticket) show every runner; with the delay, a fix a minute old is not on the visitor's page while the
+ * director's race page and HQ have it. A stream refused once (an expired ticket) is reopened with a fresh ticket.
  */
 
 const MIN = 60_000;
@@ -104,6 +105,17 @@ it('a hidden runner has no public dot but stays on the leaderboard; the director
   await expect(liveRow(v.page, c.runnerId).textContent()).resolves.toContain('Runner3');
   await screenshot(v.page, 'privacy-hidden-runner-visitor');
 
+  // The director's own race page (the stream opened with a stream ticket) draws runner 3's dot too.
+  const tickets: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith(`/api/director/races/${race.raceId}/live-ticket`)) tickets.push(r.method());
+  });
+  await page.goto(`${server.url}/race/${race.raceId}`);
+  await pin(page, c.runnerId).waitFor({ timeout: 20_000 });
+  await pin(page, a.runnerId).waitFor();
+  expect(tickets).toEqual(['POST']);
+  await screenshot(page, 'privacy-hidden-runner-director-page');
+
   // The director's HQ map draws all three runners.
   await page.goto(`${server.url}/race/${race.raceId}/hq`);
   await page.getByRole('heading', { name: 'Race HQ', level: 1 }).waitFor();
@@ -151,6 +163,29 @@ it('the delay holds: with a 10-minute delay a fix 1 minute old is not public; th
   expect(row.DistanceKm).toBeCloseTo(2.4, 1);
   expect(Date.parse(row.LastPingTime)).toBeLessThanOrEqual(now - 10 * MIN);
   await screenshot(v.page, 'privacy-delay-visitor');
+
+  // The director's race page, opened now, is live: runner 1 at 6.8 km. Its first stream is refused as an expired
+  // ticket would be (401): the page asks for a fresh ticket and opens the stream again.
+  let refused = 0;
+  await page.route(`**/api/open/races/${race.raceId}/live?*`, async (route) => {
+    if (refused++ === 0 && route.request().url().includes('ticket='))
+      return route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'ticket_expired', message: 'The stream ticket has expired.' }),
+      });
+    return route.continue();
+  });
+  const ticketCalls: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith(`/api/director/races/${race.raceId}/live-ticket`)) ticketCalls.push(r.method());
+  });
+  await page.goto(`${server.url}/race/${race.raceId}`);
+  await expect.poll(() => liveRow(page, a.runnerId).textContent(), { timeout: 20_000 }).toContain('6.8');
+  expect(ticketCalls).toEqual(['POST', 'POST']);
+  expect(refused).toBe(2);
+  await page.unroute(`**/api/open/races/${race.raceId}/live?*`);
+  await screenshot(page, 'privacy-delay-director-page');
 
   // The privacy policy says it, from the race's own settings.
   await v.page.goto(`${server.url}/privacy-policy`);

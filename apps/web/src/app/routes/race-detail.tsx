@@ -140,7 +140,8 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
             </div>
           }
         >
-          <LiveRacePanel race={race} onPhaseChange={onPhaseChange} />
+          {/* The director and admins see it live (a stream ticket), where the public may see it delayed or masked. */}
+          <LiveRacePanel race={race} onPhaseChange={onPhaseChange} live={owner || auth.isAdmin} />
         </Suspense>
       )}
       {race.Approved && <ResultsCsvLink raceId={race.RaceId} />}

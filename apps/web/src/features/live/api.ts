@@ -11,4 +11,12 @@ export const liveApi = {
     api.get<RunnerSplits[]>(`/open/races/${raceId}/splits`, { background: true, signal }),
   checkpoints: (raceId: number, signal?: AbortSignal) =>
     api.get<Checkpoint[]>(`/open/races/${raceId}/checkpoints`, { background: true, signal }),
+  /**
+   * A stream ticket (the race's director or an admin): opens the live stream live, undelayed and unmasked, for 60 s
+   * (EventSource cannot send the bearer token).
+   */
+  streamTicket: (raceId: number) =>
+    api.post<{ Ticket: string; ExpiresAt: string }>(`/director/races/${raceId}/live-ticket`, undefined, {
+      background: true,
+    }),
 };

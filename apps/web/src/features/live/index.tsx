@@ -32,13 +32,18 @@ export interface LiveRacePanelProps {
   race: Race;
   /** Told when the stream moves the race to another phase (Start/End Race seen live), so the page can follow. */
   onPhaseChange?: (phase: RacePhase) => void;
+  /**
+   * The viewer is the race's director or an admin, signed in: the stream is opened with a stream ticket and shows the
+   * race live (no public delay, hidden runners' dots) where the public sees it delayed or masked.
+   */
+  live?: boolean;
 }
 
 /** The live race on the race detail screen: map, leaderboard and elevation profile, fed by one SSE stream. */
-export function LiveRacePanel({ race, onPhaseChange }: LiveRacePanelProps) {
+export function LiveRacePanel({ race, onPhaseChange, live = false }: LiveRacePanelProps) {
   const config = useAppConfig();
   useI18n();
-  const { state, status } = useLiveRace(race.RaceId);
+  const { state, status } = useLiveRace(race.RaceId, live);
   const [track, setTrack] = useState<CourseTrack | null>(null);
   const [followId, setFollowId] = useState<number | null>(null);
 

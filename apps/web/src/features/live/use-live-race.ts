@@ -1,4 +1,6 @@
 import { useEffect, useReducer, useState } from 'react';
+import type { ApiFailure } from '../../lib/api-client';
+import { liveApi } from './api';
 import type { LiveCompactDelta, LiveCompactSnapshot } from '@racebeacon/domain/live';
 import {
   applyCompactDelta,
@@ -40,8 +42,15 @@ function reducer(state: LiveState, action: Action): LiveState {
  * `snap` and `delta`, decoded by the domain's live-codec to the same board and map); a race whose public view is
  * not its live state (privacy) sends the first stream's `snapshot` and `update`, read as well.
  * Never goes through the API client: live updates must not show the blocking spinner.
+ *
+ * `live`: the viewer is the race's director or an admin, signed in. The stream is then opened with a stream ticket
+ * (`POST /api/director/races/{raceId}/live-ticket`, through the API client in the background), so it is the live
+ * race even when the public sees it delayed or without hidden runners. A ticket opens a stream for 60 s only: when
+ * the browser's own reconnect comes later, the server refuses it (401) and EventSource stops; a fresh ticket is then
+ * asked for at once and a new stream opened, resuming from the last event id. A viewer who is refused a ticket (signed
+ * out meanwhile: 401/403/404) reads the public stream.
  */
-export function useLiveRace(raceId: number): { state: LiveState; status: ConnectionStatus } {
+export function useLiveRace(raceId: number, live = false): { state: LiveState; status: ConnectionStatus } {
   const [state, dispatch] = useReducer(reducer, emptyLiveState);
   const [status, setStatus] = useState<ConnectionStatus>('connecting');
 
@@ -52,6 +61,8 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
     let stopped = false;
     /** The last event id seen: a new EventSource (after the browser gave up) resumes from it too. */
     let lastEventId = '';
+    /** Still asking for tickets (false once refused one: the public stream instead). */
+    let withTicket = live;
     const parse = <T>(e: MessageEvent): T | null => {
       if (e.lastEventId) lastEventId = e.lastEventId;
       try {
@@ -65,9 +76,35 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
       source?.close();
       setStatus(next);
     };
-    const open = () => {
+    const retryLater = () => {
+      // Jittered back-off from 5 s to 2 min, so a crowd of viewers does not come back all at once; a director's
+      // first retry is at once, with a fresh ticket (the last one may just have expired).
+      failures++;
+      const wait =
+        withTicket && failures === 1
+          ? 0
+          : Math.min(120_000, 5_000 * 2 ** (failures - 1)) * (0.75 + Math.random() / 2);
+      setStatus('reconnecting');
+      retryTimer = setTimeout(() => {
+        if (!stopped) void open();
+      }, wait);
+    };
+    const open = async () => {
       const resume = lastEventId ? `&lastEventId=${encodeURIComponent(lastEventId)}` : '';
-      const es = new EventSource(`/api/open/races/${raceId}/live?v=2${resume}`);
+      let ticket = '';
+      if (withTicket) {
+        try {
+          ticket = `&ticket=${encodeURIComponent((await liveApi.streamTicket(raceId)).Ticket)}`;
+        } catch (err) {
+          if (stopped) return;
+          const status = (err as ApiFailure).status;
+          // Not (or no longer) entitled: the public stream. Otherwise (network, 503) try again later.
+          if (status === 401 || status === 403 || status === 404) withTicket = false;
+          else return retryLater();
+        }
+        if (stopped) return;
+      }
+      const es = new EventSource(`/api/open/races/${raceId}/live?v=2${resume}${ticket}`);
       source = es;
       const onSnapshot = (msg: SnapshotMessage | LiveCompactSnapshot | null, kind: 'snapshot' | 'snap') => {
         if (msg) dispatch({ kind, msg } as Action);
@@ -95,23 +132,17 @@ export function useLiveRace(raceId: number): { state: LiveState; status: Connect
           return;
         }
         // The browser gives up by itself when the server answers other than 200 (a full server says 503, too many
-        // streams from this address 429, a proxy during a restart 502): try again later, with jittered back-off
-        // from 5 s to 2 min, so a crowd of viewers does not come back all at once.
-        failures++;
-        const wait = Math.min(120_000, 5_000 * 2 ** (failures - 1)) * (0.75 + Math.random() / 2);
-        setStatus('reconnecting');
-        retryTimer = setTimeout(() => {
-          if (!stopped) open();
-        }, wait);
+        // streams from this address 429, a proxy during a restart 502, an expired stream ticket 401): try again.
+        retryLater();
       };
     };
-    open();
+    void open();
     return () => {
       stopped = true;
       clearTimeout(retryTimer);
       source?.close();
     };
-  }, [raceId]);
+  }, [raceId, live]);
 
   return { state, status };
 }
