@@ -11,6 +11,7 @@ import { AuthCore, type Account, type AuthSnapshot, type AuthStatus, type OidcPo
 import { AuthError } from './errors';
 import { createOidcPort, SILENT_RENEW_PATH, type AuthSettings, type BrowserOidcPort } from './oidc-port';
 import { sessionStorageOrMemory } from './session-storage';
+import { t } from '../i18n';
 
 export interface AuthState {
   status: AuthStatus;
@@ -139,7 +140,7 @@ export function AuthProvider({ config, children }: { config: unknown; children: 
     <AuthContext.Provider value={value}>
       {!ready && onCallback ? (
         <p role="status" style={{ padding: '2rem', textAlign: 'center' }}>
-          Signing in…
+          {t('layout.signingIn')}
         </p>
       ) : (
         children

@@ -29,6 +29,7 @@ const de: Catalogue = {
     signup: 'Veranstalter-Registrierung',
   },
   layout: {
+    signingIn: 'Anmeldung…',
     skipToContent: 'Zum Inhalt springen',
     signedIn: 'Angemeldet',
     admin: 'Admin',
@@ -305,6 +306,7 @@ const de: Catalogue = {
     cutoffRisk: 'Zeitlimit gefährdet',
   },
   hq: {
+    linkLead: 'Sicherheitsalarme: SOS, keine Bewegung, Signal verloren, Akku schwach, abseits der Strecke.',
     mapLabel: 'Karte des Rennens mit alarmierenden Teilnehmenden',
     unavailable: 'Renn-HQ nicht verfügbar',
     settingsForm: {
@@ -458,6 +460,15 @@ const de: Catalogue = {
     importN: '{{runners}} importieren',
   },
   deviceTracking: {
+    sources: {
+      osmand: 'Traccar Client / OsmAnd (Handy)',
+      owntracks: 'OwnTracks (Handy)',
+      spot: 'SPOT (Satellit)',
+      inreach: 'Garmin inReach (Satellit)',
+      mapshare: 'Garmin MapShare (inReach, jeder Tarif)',
+      lorawan: 'LoRaWAN (TTN / ChirpStack)',
+      meshtastic: 'Meshtastic (LoRa-Mesh)',
+    },
     hintSpot: 'Die ESN des Messengers, z. B. 0-2468013',
     hintInreach: 'Die IMEI (15 Ziffern)',
     hintMapshare: 'Der MapShare-Name, wie in share.garmin.com/{name}',
@@ -565,6 +576,7 @@ const de: Catalogue = {
     weakSignal: '(bei schwachem Empfang)',
   },
   map: {
+    label: 'Live-Karte der Strecke und der Läufer',
     start: 'Start',
     finish: 'Ziel',
     estimated: 'geschätzte Position (keine Position seit {{time}})',
@@ -591,6 +603,7 @@ const de: Catalogue = {
     noRunner: 'Niemand ausgewählt: &bib= an die Adresse anhängen.',
   },
   replay: {
+    loadFailed: 'Die Wiedergabe konnte nicht geladen werden.',
     label: 'Wiedergabe',
     loading: ' · wird geladen…',
     pause: 'Pause',

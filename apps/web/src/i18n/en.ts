@@ -33,6 +33,7 @@ const en = {
     signup: 'Director SignUp',
   },
   layout: {
+    signingIn: 'Signing in…',
     skipToContent: 'Skip to content',
     signedIn: 'Signed in',
     admin: 'Admin',
@@ -307,6 +308,7 @@ const en = {
     cutoffRisk: 'Cut-off risk',
   },
   hq: {
+    linkLead: 'Safety alerts: SOS, no movement, lost signal, low battery, off course.',
     mapLabel: 'Map of the race with alerting runners',
     unavailable: 'Race HQ unavailable',
     settingsForm: {
@@ -459,6 +461,15 @@ const en = {
     importN: 'Import {{runners}}',
   },
   deviceTracking: {
+    sources: {
+      osmand: 'Traccar Client / OsmAnd (phone)',
+      owntracks: 'OwnTracks (phone)',
+      spot: 'SPOT (satellite)',
+      inreach: 'Garmin inReach (satellite)',
+      mapshare: 'Garmin MapShare (inReach, any plan)',
+      lorawan: 'LoRaWAN (TTN / ChirpStack)',
+      meshtastic: 'Meshtastic (LoRa mesh)',
+    },
     hintSpot: "The messenger's ESN, e.g. 0-2468013",
     hintInreach: 'The IMEI (15 digits)',
     hintMapshare: 'The MapShare name, as in share.garmin.com/{name}',
@@ -565,6 +576,7 @@ const en = {
     weakSignal: '(for a weak signal)',
   },
   map: {
+    label: 'Live map of the course and runners',
     start: 'Start',
     finish: 'Finish',
     estimated: 'estimated position (no fix since {{time}})',
@@ -591,6 +603,7 @@ const en = {
     noRunner: 'No runner chosen: add &bib= to the address.',
   },
   replay: {
+    loadFailed: 'The replay could not be loaded.',
     label: 'Replay',
     loading: ' · loading…',
     pause: 'Pause',

@@ -29,6 +29,7 @@ const es: Catalogue = {
     signup: 'Registro organizador',
   },
   layout: {
+    signingIn: 'Iniciando sesión…',
     skipToContent: 'Ir al contenido',
     signedIn: 'Sesión iniciada',
     admin: 'Admin',
@@ -306,6 +307,7 @@ const es: Catalogue = {
     cutoffRisk: 'Riesgo de corte',
   },
   hq: {
+    linkLead: 'Alertas de seguridad: SOS, sin movimiento, señal perdida, batería baja, fuera del recorrido.',
     mapLabel: 'Mapa de la carrera con los corredores en alerta',
     unavailable: 'Centro de control no disponible',
     settingsForm: {
@@ -459,6 +461,15 @@ const es: Catalogue = {
     importN: 'Importar {{runners}}',
   },
   deviceTracking: {
+    sources: {
+      osmand: 'Traccar Client / OsmAnd (teléfono)',
+      owntracks: 'OwnTracks (teléfono)',
+      spot: 'SPOT (satélite)',
+      inreach: 'Garmin inReach (satélite)',
+      mapshare: 'Garmin MapShare (inReach, cualquier plan)',
+      lorawan: 'LoRaWAN (TTN / ChirpStack)',
+      meshtastic: 'Meshtastic (malla LoRa)',
+    },
     hintSpot: 'El ESN del mensajero, p. ej. 0-2468013',
     hintInreach: 'El IMEI (15 dígitos)',
     hintMapshare: 'El nombre de MapShare, como en share.garmin.com/{name}',
@@ -566,6 +577,7 @@ const es: Catalogue = {
     weakSignal: '(para poca cobertura)',
   },
   map: {
+    label: 'Mapa en directo del recorrido y los corredores',
     start: 'Salida',
     finish: 'Meta',
     estimated: 'posición estimada (sin posición desde las {{time}})',
@@ -592,6 +604,7 @@ const es: Catalogue = {
     noRunner: 'Ningún corredor elegido: añade &bib= a la dirección.',
   },
   replay: {
+    loadFailed: 'No se ha podido cargar la repetición.',
     label: 'Repetición',
     loading: ' · cargando…',
     pause: 'Pausa',

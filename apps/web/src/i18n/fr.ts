@@ -29,6 +29,7 @@ const fr: Catalogue = {
     signup: 'Inscription organisateur',
   },
   layout: {
+    signingIn: 'Connexion…',
     skipToContent: 'Aller au contenu',
     signedIn: 'Connecté',
     admin: 'Admin',
@@ -306,6 +307,7 @@ const fr: Catalogue = {
     cutoffRisk: 'Risque de barrière horaire',
   },
   hq: {
+    linkLead: 'Alertes de sécurité : SOS, immobilité, signal perdu, batterie faible, hors parcours.',
     mapLabel: 'Carte de la course avec les coureurs en alerte',
     unavailable: 'QG de course indisponible',
     settingsForm: {
@@ -459,6 +461,15 @@ const fr: Catalogue = {
     importN: 'Importer {{runners}}',
   },
   deviceTracking: {
+    sources: {
+      osmand: 'Traccar Client / OsmAnd (téléphone)',
+      owntracks: 'OwnTracks (téléphone)',
+      spot: 'SPOT (satellite)',
+      inreach: 'Garmin inReach (satellite)',
+      mapshare: 'Garmin MapShare (inReach, toute formule)',
+      lorawan: 'LoRaWAN (TTN / ChirpStack)',
+      meshtastic: 'Meshtastic (maillage LoRa)',
+    },
     hintSpot: 'L’ESN de la balise, ex. 0-2468013',
     hintInreach: 'L’IMEI (15 chiffres)',
     hintMapshare: 'Le nom MapShare, comme dans share.garmin.com/{name}',
@@ -566,6 +577,7 @@ const fr: Catalogue = {
     weakSignal: '(pour un signal faible)',
   },
   map: {
+    label: 'Carte en direct du parcours et des coureurs',
     start: 'Départ',
     finish: 'Arrivée',
     estimated: 'position estimée (pas de position depuis {{time}})',
@@ -592,6 +604,7 @@ const fr: Catalogue = {
     noRunner: "Aucun coureur choisi : ajoutez &bib= à l'adresse.",
   },
   replay: {
+    loadFailed: 'Le replay n’a pas pu être chargé.',
     label: 'Rejouer',
     loading: ' · chargement…',
     pause: 'Pause',

@@ -29,6 +29,7 @@ const it: Catalogue = {
     signup: 'Registrazione organizzatore',
   },
   layout: {
+    signingIn: 'Accesso in corso…',
     skipToContent: 'Vai al contenuto',
     signedIn: 'Accesso effettuato',
     admin: 'Admin',
@@ -305,6 +306,7 @@ const it: Catalogue = {
     cutoffRisk: 'Rischio cancello orario',
   },
   hq: {
+    linkLead: 'Allarmi di sicurezza: SOS, nessun movimento, segnale perso, batteria scarica, fuori percorso.',
     mapLabel: 'Mappa della gara con i concorrenti in allarme',
     unavailable: 'Centrale di gara non disponibile',
     settingsForm: {
@@ -458,6 +460,15 @@ const it: Catalogue = {
     importN: 'Importa {{runners}}',
   },
   deviceTracking: {
+    sources: {
+      osmand: 'Traccar Client / OsmAnd (telefono)',
+      owntracks: 'OwnTracks (telefono)',
+      spot: 'SPOT (satellite)',
+      inreach: 'Garmin inReach (satellite)',
+      mapshare: 'Garmin MapShare (inReach, qualsiasi piano)',
+      lorawan: 'LoRaWAN (TTN / ChirpStack)',
+      meshtastic: 'Meshtastic (rete mesh LoRa)',
+    },
     hintSpot: "L'ESN del messenger, es. 0-2468013",
     hintInreach: "L'IMEI (15 cifre)",
     hintMapshare: 'Il nome MapShare, come in share.garmin.com/{name}',
@@ -565,6 +576,7 @@ const it: Catalogue = {
     weakSignal: '(con segnale debole)',
   },
   map: {
+    label: 'Mappa in diretta del percorso e dei corridori',
     start: 'Partenza',
     finish: 'Arrivo',
     estimated: 'posizione stimata (nessuna posizione dalle {{time}})',
@@ -591,6 +603,7 @@ const it: Catalogue = {
     noRunner: "Nessun concorrente scelto: aggiungi &bib= all'indirizzo.",
   },
   replay: {
+    loadFailed: 'Non è stato possibile caricare il replay.',
     label: 'Replay',
     loading: ' · caricamento…',
     pause: 'Pausa',

@@ -110,11 +110,9 @@ export function RaceDetailPage({ unapproved }: { unapproved: boolean }) {
       {owner || auth.isAdmin ? (
         <p className="race-hq-link">
           <Link to={paths.raceHq(race.RaceId)} className="btn btn-secondary">
-            Race HQ
+            {t('hq.title')}
           </Link>
-          <span className="muted">
-            Safety alerts: SOS, no movement, lost signal, low battery, off course.
-          </span>
+          <span className="muted">{t('hq.linkLead')}</span>
         </p>
       ) : null}
 

@@ -6,15 +6,16 @@ import './device-feed.css';
 import { t, useI18n, type TextKey } from '../../i18n';
 import { RichText } from '../../i18n/rich-text';
 
-const SOURCE_LABELS: Record<DeviceSource, string> = {
-  osmand: 'Traccar Client / OsmAnd (phone)',
-  owntracks: 'OwnTracks (phone)',
-  spot: 'SPOT (satellite)',
-  inreach: 'Garmin inReach (satellite)',
-  mapshare: 'Garmin MapShare (inReach, any plan)',
-  lorawan: 'LoRaWAN (TTN / ChirpStack)',
-  meshtastic: 'Meshtastic (LoRa mesh)',
-};
+/** Each source for people, in the viewer's language (read when shown). */
+const SOURCE_KEYS = {
+  osmand: 'deviceTracking.sources.osmand',
+  owntracks: 'deviceTracking.sources.owntracks',
+  spot: 'deviceTracking.sources.spot',
+  inreach: 'deviceTracking.sources.inreach',
+  mapshare: 'deviceTracking.sources.mapshare',
+  lorawan: 'deviceTracking.sources.lorawan',
+  meshtastic: 'deviceTracking.sources.meshtastic',
+} as const satisfies Record<DeviceSource, TextKey>;
 
 /** What HardwareId means for each source (phones authenticate with the tracking key instead). */
 const HARDWARE_HINT: Record<DeviceSource, TextKey | null> = {
@@ -27,7 +28,7 @@ const HARDWARE_HINT: Record<DeviceSource, TextKey | null> = {
   meshtastic: 'deviceTracking.hintMeshtastic',
 };
 
-export const sourceLabel = (s: DeviceSource | undefined) => (s ? SOURCE_LABELS[s] : '-');
+export const sourceLabel = (s: DeviceSource | undefined) => (s ? t(SOURCE_KEYS[s]) : '-');
 
 /**
  * How a device reports: its Source, the HardwareId its network uses, and (for phone apps) the tracking key to
@@ -107,7 +108,7 @@ export function DeviceTrackingDialog({
         >
           {DEVICE_SOURCES.map((s) => (
             <option key={s} value={s}>
-              {SOURCE_LABELS[s]}
+              {t(SOURCE_KEYS[s])}
             </option>
           ))}
         </select>

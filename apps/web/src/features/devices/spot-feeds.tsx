@@ -93,7 +93,7 @@ export function SpotFeedsSection() {
         <p className="muted">{t('spot.none')}</p>
       ) : (
         <div className="card table-card">
-          <table className="table responsive-table" aria-label="SPOT feeds">
+          <table className="table responsive-table" aria-label={t('spot.title')}>
             <thead>
               <tr>
                 <th scope="col">{t('spot.feedId')}</th>

@@ -240,7 +240,7 @@ export function RaceHqPanel({ race, canEditSettings }: { race: Race; canEditSett
 
       {sos.length > 0 ? (
         <div className="hq-sos-banner" role="alert" data-testid="sos-banner">
-          <strong>SOS</strong>{' '}
+          <strong>{t('alertKind.sos')}</strong>{' '}
           {sos
             .map((a) => t('hq.sosRaised', { who: alertSubject(a), time: formatDateTime(a.RaisedAt) }))
             .join('; ')}

@@ -326,12 +326,6 @@ export default function LiveMap(props: LiveMapProps) {
   }, [rows, trails, followId, track, phase, pinnedIds]);
 
   return (
-    <div
-      ref={el}
-      className="live-map"
-      role="region"
-      aria-label="Live map of the course and runners"
-      data-testid="live-map"
-    />
+    <div ref={el} className="live-map" role="region" aria-label={t('map.label')} data-testid="live-map" />
   );
 }

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ReplayAnswer } from '@racebeacon/domain/course';
 import { storyApi } from './story-api';
+import { t } from '../../i18n';
 
 /**
  * The replay of a race: a moment between the start and now (or the end), the race as spectators saw it then (from
@@ -94,7 +95,7 @@ export function useReplay(raceId: number, range: { from: number | null; to: numb
         (err: unknown) => {
           if (ctrl.signal.aborted) return;
           setLoading(false);
-          setError(err instanceof Error ? err.message : 'The replay could not be loaded.');
+          setError(err instanceof Error ? err.message : t('replay.loadFailed'));
         },
       );
     }, DEBOUNCE_MS);
