@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from '../src/db/errors';
 import { DEMO_ACCOUNTS } from '../src/identity/accounts';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/identity/sign-in-limits';
 import { createTestDatabase, type TestDatabase } from './support/databases';
+import { startPrivatePostgres } from './support/private-postgres';
 import { freePort, startApp, type Running } from './support/oidc-flow';
 import { expectSignedIn, TOO_MANY, Visitor, WRONG, wrongAttempts } from './support/sign-in-visitor';
 
@@ -151,6 +152,38 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
         expect(left.rows[0].n).toBe(0);
       } finally {
         await Promise.all(pools.map((p) => p.end()));
+      }
+    });
+
+    it('while the database is down a sign-in is answered 503 with Retry-After, and works again after', async () => {
+      const cluster = await startPrivatePostgres();
+      let handle: Database | undefined;
+      let run: Running | undefined;
+      try {
+        handle = await openDatabase({ databaseUrl: cluster.url(), poolSize: 5 });
+        run = await startApp(handle);
+        const visitor = await new Visitor(run, '127.0.0.9').open();
+        expect((await visitor.login(DIRECTOR, 'wrong-before')).status).toBe(200);
+        await cluster.stop();
+        const down = await visitor.request(`/oidc/interaction/${visitor.uid}/login`, {
+          form: { email: DIRECTOR, password: 'wrong-during' },
+        });
+        expect(down.status).toBe(503);
+        expect(down.retryAfter).toBe('5');
+        expect(JSON.parse(down.body)).toMatchObject({ error: 'database_unavailable' });
+        await cluster.start();
+        const again = await visitor.login(DIRECTOR, 'wrong-after');
+        expect(again.status).toBe(200);
+        expect(again.body).toContain(WRONG);
+        // The attempt made while the database was away counted nothing: 2 of this address's 10 on that email spent.
+        const pair = await handle.pool!.query('SELECT tokens FROM sign_in_buckets WHERE key LIKE $1', [
+          `p:${DIRECTOR}%`,
+        ]);
+        expect(pair.rows.map((r: { tokens: number }) => Math.floor(r.tokens))).toEqual([8]);
+      } finally {
+        await run?.close();
+        await handle?.close();
+        await cluster.destroy();
       }
     });
 

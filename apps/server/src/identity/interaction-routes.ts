@@ -2,6 +2,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
+import { isDatabaseUnavailable } from '../db/errors';
 import { DEMO_ACCOUNTS, DuplicateEmailError, type AccountStore } from './accounts';
 import { messagePage, signInPage, signUpPage, type SignUpErrors } from './pages';
 import { forwardFastifyView } from './provider-mount';
@@ -48,7 +49,9 @@ export default async function interactionRoutes(
   async function details(request: FastifyRequest, reply: FastifyReply) {
     try {
       return await provider.interactionDetails(request.raw, reply.raw);
-    } catch {
+    } catch (err) {
+      // The database away is not an expired page: the app's 503 with Retry-After (platform/errors.ts).
+      if (isDatabaseUnavailable(err)) throw err;
       return undefined;
     }
   }

@@ -14,6 +14,7 @@ export interface Answer {
   status: number;
   location: string | null;
   body: string;
+  retryAfter?: string;
 }
 
 /** A browser (own cookie jar) whose requests leave from a chosen loopback address, optionally via a "proxy" header. */
@@ -63,7 +64,12 @@ export class Visitor {
           res.setEncoding('utf8');
           res.on('data', (d: string) => (text += d));
           res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null, body: text }),
+            resolve({
+              status: res.statusCode ?? 0,
+              location: res.headers.location ?? null,
+              body: text,
+              retryAfter: res.headers['retry-after'],
+            }),
           );
         },
       );
