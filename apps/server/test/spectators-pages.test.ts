@@ -122,7 +122,7 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
     const de = await t.app.inject({ url, headers: { 'accept-language': 'nl;q=0.9, de;q=0.8, en;q=0.5' } });
     expect(de.body).toContain('<html lang="de">');
     expect(de.body).toContain('<th scope=col>Platz<th scope=col>Startnr.');
-    expect(de.body).toContain(`Die ersten ${TEXT_PAGE_ROWS} von 2.500 Läufern.`);
+    expect(de.body).toContain(`Die ersten ${TEXT_PAGE_ROWS} von 2.500 Teilnehmenden.`);
     expect(de.body).toContain('<caption>Rangliste</caption>');
     expect(de.body).toContain('<td>Im Rennen<td class=n>30,0 km');
 
@@ -139,7 +139,7 @@ describe.each(dbKinds)('text view /race/{id}/text (%s)', (kind) => {
 
     // A search keeps the language in its links; the 404 page speaks it too.
     const search = await t.app.inject({ url: `${url}?lang=it&q=nosuchname` });
-    expect(search.body).toContain('Nessun corridore trovato.');
+    expect(search.body).toContain('Nessun concorrente trovato.');
     expect(search.body).toContain('<a href="?lang=es&amp;q=nosuchname" hreflang=es lang=es>Español</a>');
     expect(search.body).toContain('<a href="?lang=it">Mostra la classifica</a>');
     const missing = await t.app.inject({
