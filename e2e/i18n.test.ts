@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support/browser';
 import { startServer, type RunningServer } from './support/server';
+import { eq } from 'drizzle-orm';
+import { races } from '../apps/server/src/db/schema';
 import { appErrors, captureScreen, seedRace, seedRunner } from './support/web';
 import { pointAlong, postFixes, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
 
@@ -30,6 +32,12 @@ beforeAll(async () => {
     bibNumber: '21',
     gender: 'F',
   });
+  // A race with privacy settings, for the privacy policy's table.
+  const privateRace = await seedRace(server.app, { name: 'Trail des Aiguilles', location: 'Chamonix' });
+  await server.app.db
+    .update(races)
+    .set({ publicDelayMin: 15, trailsPublic: false, retentionDays: 30 })
+    .where(eq(races.id, privateRace));
   // A live race whose runner has covered about 12.5 km in an hour.
   const now = Date.now();
   live = await seedLiveRace(server.app.db, { runners: 1, clockStartMs: now - 70 * MIN, keyPrefix: 'i18n' });
@@ -163,6 +171,57 @@ describe('language', () => {
     await page.reload();
     await expect.poll(() => distance.textContent(), { timeout: 30_000 }).toMatch(/ mi$/);
     await expect(page.getByTestId('units-switch').inputValue()).resolves.toBe('mi');
+    expect(appErrors(errors)).toEqual([]);
+  });
+
+  it("the legal pages in the browser's language, the privacy policy's race settings worded in it; the switch reloads them", async () => {
+    const { page, errors } = await pageIn('fr-FR');
+    await page.goto(`${server.url}/privacy-policy`);
+    await textOf(page, 'h1', 'Politique de confidentialité');
+    await expect(page.locator('.legal-effective').textContent()).resolves.toBe(
+      'Date d’entrée en vigueur : 1 octobre 2025',
+    );
+    await expect(page.locator('.legal h2').allTextContents()).resolves.toEqual([
+      'Ce que nous collectons',
+      'Ce que nous en faisons',
+      'Vie privée des coureurs',
+      'Combien de temps nous les conservons',
+      'Vos droits',
+      'Contact',
+    ]);
+    const table = page.getByTestId('privacy-races');
+    await expect(table.locator('thead th').allTextContents()).resolves.toEqual([
+      'Course',
+      'Retard public',
+      'Traces',
+      'Positions',
+    ]);
+    const row = (name: string) => table.locator('tbody tr').filter({ hasText: name }).locator('td');
+    await expect(row('Trail des Aiguilles').allTextContents()).resolves.toEqual([
+      '15\u00a0min', // Intl's French: a no-break space before the unit
+      'privées',
+      'supprimées 30 jours après la fin de la course',
+    ]);
+    await expect(row('Col du Lautaret 42').allTextContents()).resolves.toEqual([
+      'en direct',
+      'publiques',
+      'conservées jusqu’à la suppression de la course',
+    ]);
+    await expect(page.locator('.legal').textContent()).resolves.not.toContain('What we collect');
+    await expect(page.title()).resolves.toBe('Politique de confidentialité · RaceBeacon');
+    expect(await captureScreen(page, 'i18n-privacy-fr')).toEqual([]);
+
+    // The footer's switch to German: the page (already loaded) reads its German texts too.
+    await page.getByTestId('language-switch').selectOption('de');
+    await textOf(page, 'h1', 'Datenschutzerklärung');
+    await expect(row('Trail des Aiguilles').allTextContents()).resolves.toEqual([
+      '15 Min.',
+      'privat',
+      '30 Tage nach Rennende gelöscht',
+    ]);
+    await page.locator('footer').getByRole('link', { name: 'Nutzungsbedingungen' }).click();
+    await textOf(page, 'h1', 'Nutzungsbedingungen');
+    await expect(page.locator('.legal-effective').textContent()).resolves.toBe('Gültig ab: 1. Oktober 2025');
     expect(appErrors(errors)).toEqual([]);
   });
 
