@@ -24,6 +24,12 @@ import { startServer, type RunningServer } from './support/server';
  * endpoint at the local push service. And the last hop, push service → browser, is FCM's own protocol: the test
  * decrypts what the local push service received with the browser's private key, then hands the plaintext to the
  * real service worker as a push event through the DevTools protocol (ServiceWorker.deliverPushMessage).
+ *
+ * A rotated subscription: Chromium never fires `pushsubscriptionchange` and DevTools has no command for it, so the
+ * test dispatches one in the real worker through the DevTools protocol (Playwright's Worker.evaluate, i.e.
+ * Runtime.evaluate in the worker's target): an ExtendableEvent with `oldSubscription` set (as Firefox gives it) or
+ * null (then the worker reads its endpoint from IndexedDB and the key from the server). The worker's
+ * PushManager.subscribe is stood in for as the page's is.
  */
 
 const MIN = 60_000;
@@ -234,5 +240,124 @@ it('without a reachable push service (this Chromium’s own PushManager), it say
   expect(await server.app.db.select().from(pushSubscriptions)).toEqual([]);
   // Chromium itself logs why its push service refused (Playwright's contexts are incognito); nothing else.
   expect(errors.filter((e) => !e.includes('does not support the Push API in incognito mode'))).toEqual([]);
+  await context.close();
+});
+
+/**
+ * Runs in the service worker: its PushManager.subscribe stood in for as the page's is (FCM is unreachable here),
+ * recording each subscription's keys and the applicationServerKey it was asked with.
+ */
+function stubWorkerPushManager(pushOrigin: string) {
+  const b64 = (buf: ArrayBuffer | Uint8Array) =>
+    btoa(String.fromCharCode(...new Uint8Array(buf)))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+  const made: unknown[] = [];
+  (self as unknown as { __made: unknown[] }).__made = made;
+  PushManager.prototype.subscribe = async function (opts?: PushSubscriptionOptionsInit) {
+    const pair = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, true, ['deriveBits']);
+    const raw = await crypto.subtle.exportKey('raw', pair.publicKey);
+    const jwk = await crypto.subtle.exportKey('jwk', pair.privateKey);
+    const auth = crypto.getRandomValues(new Uint8Array(16));
+    const id = b64(crypto.getRandomValues(new Uint8Array(12)));
+    const endpoint = `${pushOrigin}/push/${id}`;
+    const keys = { p256dh: b64(raw), auth: b64(auth) };
+    const key = opts!.applicationServerKey as ArrayBuffer | Uint8Array;
+    made.push({ id, endpoint, keys, d: jwk.d, applicationServerKey: b64(key) });
+    return {
+      endpoint,
+      expirationTime: null,
+      options: opts,
+      toJSON: () => ({ endpoint, expirationTime: null, keys }),
+    } as unknown as PushSubscription;
+  };
+}
+
+/** Runs in the service worker: a `pushsubscriptionchange` as the browser fires it (Chromium never does by itself). */
+function rotate(old: { endpoint: string; applicationServerKey: string } | null) {
+  const bytes = (s: string) =>
+    Uint8Array.from(
+      atob(s.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (s.length % 4)) % 4)),
+      (c) => c.charCodeAt(0),
+    );
+  // ExtendableEvent: a worker global (waitUntil), not in the page's DOM types.
+  const Extendable = (self as unknown as { ExtendableEvent: typeof Event }).ExtendableEvent;
+  const event = new Extendable('pushsubscriptionchange');
+  const oldSubscription = old
+    ? { endpoint: old.endpoint, options: { applicationServerKey: bytes(old.applicationServerKey).buffer } }
+    : null;
+  Object.defineProperty(event, 'oldSubscription', { value: oldSubscription });
+  Object.defineProperty(event, 'newSubscription', { value: null });
+  self.dispatchEvent(event);
+}
+
+it('pushsubscriptionchange: the worker subscribes again with the same key, registers the same runners, deletes the old endpoint', async () => {
+  const [, b] = race.runners;
+  const { page, context, errors } = await newPage(browser, { width: 1280 });
+  await context.grantPermissions(['notifications'], { origin: server.url });
+  await context.addInitScript(stubPushManager, push.origin);
+  await page.goto(`${server.url}/race/${race.raceId}/runner/${b.bib}`);
+  await page.getByTestId('notify-me').click();
+  await page.locator('[data-testid="notify-me"][aria-pressed="true"]').waitFor();
+  const first = await page.evaluate(() => (window as unknown as { __push: PagePush }).__push);
+  const subscribed = async () =>
+    (await server.app.db.select().from(pushSubscriptions)).map((r) => [
+      r.endpoint,
+      r.p256dh,
+      r.auth,
+      r.raceId,
+      r.runnerIds,
+      r.locale,
+    ]);
+  await expect
+    .poll(subscribed)
+    .toEqual([[first.endpoint, first.keys.p256dh, first.keys.auth, race.raceId, [b.runnerId], 'en']]);
+
+  // The real worker of the race pages; no page of the site has to be open for what follows.
+  const worker = context.serviceWorkers().find((w) => w.url() === `${server.url}/push-sw.js`)!;
+  expect(worker).toBeDefined();
+  await page.goto('about:blank');
+  await worker.evaluate(stubWorkerPushManager, push.origin);
+  const made = () => worker.evaluate(() => (self as unknown as { __made: PagePush[] }).__made);
+
+  // The push service rotates the subscription (the old one given, as Firefox does).
+  await worker.evaluate(rotate, {
+    endpoint: first.endpoint,
+    applicationServerKey: first.applicationServerKey,
+  });
+  await expect.poll(async () => (await made()).length, { timeout: 10_000 }).toBe(1);
+  const [second] = await made();
+  expect(second.applicationServerKey).toBe(first.applicationServerKey);
+  await expect
+    .poll(subscribed, { timeout: 10_000 })
+    .toEqual([[second.endpoint, second.keys.p256dh, second.keys.auth, race.raceId, [b.runnerId], 'en']]);
+
+  // Again without the old subscription (as Chromium would): the worker knows its endpoint from IndexedDB and the
+  // key from the server.
+  await worker.evaluate(rotate, null);
+  await expect.poll(async () => (await made()).length, { timeout: 10_000 }).toBe(2);
+  const third = (await made())[1];
+  expect(third.applicationServerKey).toBe(first.applicationServerKey);
+  await expect
+    .poll(subscribed, { timeout: 10_000 })
+    .toEqual([[third.endpoint, third.keys.p256dh, third.keys.auth, race.raceId, [b.runnerId], 'en']]);
+
+  // The notifier sends to the new subscription, encrypted with its keys: B passes Aid 1 (5 km). Two fixes: the
+  // newest alone would be held to B's slow pace so far.
+  const t = Date.now();
+  await postFixes(server.app, race.raceId, b, [
+    { t: t - 30_000, ...pointAlong(5600) },
+    { t, ...pointAlong(5700) },
+  ]);
+  const [received] = await push.waitFor(third.id, 1, 30_000);
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(Buffer.from(third.d, 'base64url'));
+  const message = JSON.parse(
+    decryptWebPush(received.body, ecdh, Buffer.from(third.keys.auth, 'base64url')),
+  ) as { title: string; body: string };
+  expect(message.title).toBe(`Runner2 Test2 (bib ${b.bib})`);
+  expect(message.body).toMatch(/^Runner2 Test2 \(bib 2\) passed Aid 1 at km 5\.0/);
+  expect(errors).toEqual([]);
   await context.close();
 });

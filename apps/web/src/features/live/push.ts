@@ -1,12 +1,15 @@
 import type { PushKey, PushSubscriptionBody, PushSubscriptionInfo } from '@racebeacon/domain/push';
 import { i18n, LANGUAGES, type Language } from '../../i18n';
 import { api } from '../../lib/api-client';
+import { forgetPushRace, rememberPushRace } from './push-store';
 
 /**
  * "Notify me": Web Push for the runners this browser follows in a race (followed.ts), without an account. The
  * worker `/push-sw.js` (scope `/race/`, apart from the check-in page's `/checkin/` worker; it has no fetch handler,
  * so it never touches page loads) shows what the server sends. Whether this race's notifications are on is kept in
- * localStorage; the subscription's endpoint is what the server knows this browser by.
+ * localStorage; the subscription's endpoint is what the server knows this browser by. What was sent per race is also
+ * kept in IndexedDB (push-store.ts), so the worker can register a subscription the push service rotated
+ * (`pushsubscriptionchange`) with the same runners, without a page open.
  */
 
 export const PUSH_WORKER = '/push-sw.js';
@@ -119,7 +122,9 @@ async function send(
     RunnerIds: runnerIds,
     Locale: locale(),
   };
-  return api.post<PushSubscriptionInfo>('/open/push/subscriptions', body, { background: true });
+  const info = await api.post<PushSubscriptionInfo>('/open/push/subscriptions', body, { background: true });
+  await rememberPushRace(sub.endpoint, { RaceId: raceId, RunnerIds: runnerIds, Locale: body.Locale ?? 'en' });
+  return info;
 }
 
 /**
@@ -152,6 +157,7 @@ export async function disablePush(raceId: number): Promise<void> {
   setEnabled(raceId, false);
   lastSent.delete(raceId);
   if (!pushSupported()) return;
+  await forgetPushRace(raceId);
   const reg = await navigator.serviceWorker.getRegistration(PUSH_SCOPE);
   const sub = await reg?.pushManager.getSubscription();
   if (sub)
