@@ -115,9 +115,8 @@ async function renewSubscription(oldSubscription, newSubscription) {
           Locale: race.Locale,
         }),
       });
-      // The race is gone (or its runners): nothing to follow there any more.
-      if (res.status === 404 || res.status === 400)
-        await inStore(db, 'readwrite', (s) => s.delete(`race:${race.RaceId}`));
+      // The race is no longer public: nothing to follow there any more (other refusals keep the record).
+      if (res.status === 404) await inStore(db, 'readwrite', (s) => s.delete(`race:${race.RaceId}`));
     }
     await inStore(db, 'readwrite', (s) => s.put(sub.endpoint, ENDPOINT_KEY));
     // Registered anew first, then the old endpoint deleted (every race of it): no message is lost in between.
