@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { expect } from 'vitest';
+import type { BucketSpec } from '../../src/lib/token-buckets';
 import { Browser, interactionUid, WebClient, whoami, type Running } from './oidc-flow';
 
 /**
@@ -150,4 +151,29 @@ export async function expectSignedIn(
   const user = (await me.json()) as { email?: string; isAdmin: boolean };
   expect(user.email?.toLowerCase()).toBe(email.toLowerCase());
   return user;
+}
+
+/**
+ * After the per-address bucket was spent (from `since` on): wrong attempts on new emails until one is refused (429).
+ * The bucket refills while attempts run (each one a real scrypt check, slow on a busy machine), so as many as have
+ * refilled since `since` may still go through, and no more. Returns how many did.
+ */
+export async function attemptsUntilRefused(
+  visitor: Visitor,
+  since: number,
+  spec: BucketSpec,
+  from?: string,
+): Promise<number> {
+  for (let extra = 0; ; extra++) {
+    const res = await visitor.login(`nobody-next-${extra}@example.org`, 'guess', {
+      from,
+      forwardedFor: `203.0.113.${(extra % 200) + 1}`,
+    });
+    if (res.status === 429) {
+      expect(res.body).toContain(TOO_MANY);
+      return extra;
+    }
+    expect(res.body).toContain(WRONG);
+    expect(extra + 1).toBeLessThanOrEqual(Math.floor(((Date.now() - since) / 1000) * spec.perSecond));
+  }
 }
