@@ -576,6 +576,9 @@ const de: Catalogue = {
     weakSignal: '(bei schwachem Empfang)',
   },
   map: {
+    zoomIn: 'Vergrößern',
+    zoomOut: 'Verkleinern',
+    estimatedAlt: '{{runner}} geschätzt',
     label: 'Live-Karte der Strecke und der Teilnehmenden',
     start: 'Start',
     finish: 'Ziel',

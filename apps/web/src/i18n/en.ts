@@ -576,6 +576,9 @@ const en = {
     weakSignal: '(for a weak signal)',
   },
   map: {
+    zoomIn: 'Zoom in',
+    zoomOut: 'Zoom out',
+    estimatedAlt: '{{runner}} estimated',
     label: 'Live map of the course and runners',
     start: 'Start',
     finish: 'Finish',

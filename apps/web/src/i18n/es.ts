@@ -577,6 +577,9 @@ const es: Catalogue = {
     weakSignal: '(para poca cobertura)',
   },
   map: {
+    zoomIn: 'Acercar',
+    zoomOut: 'Alejar',
+    estimatedAlt: '{{runner}} estimado',
     label: 'Mapa en directo del recorrido y los corredores',
     start: 'Salida',
     finish: 'Meta',

@@ -577,6 +577,9 @@ const fr: Catalogue = {
     weakSignal: '(pour un signal faible)',
   },
   map: {
+    zoomIn: 'Zoom avant',
+    zoomOut: 'Zoom arrière',
+    estimatedAlt: '{{runner}} estimé',
     label: 'Carte en direct du parcours et des coureurs',
     start: 'Départ',
     finish: 'Arrivée',

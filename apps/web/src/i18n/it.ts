@@ -576,6 +576,9 @@ const it: Catalogue = {
     weakSignal: '(con segnale debole)',
   },
   map: {
+    zoomIn: 'Ingrandisci',
+    zoomOut: 'Riduci',
+    estimatedAlt: '{{runner}} stimato',
     label: 'Mappa in diretta del percorso e dei concorrenti',
     start: 'Partenza',
     finish: 'Arrivo',

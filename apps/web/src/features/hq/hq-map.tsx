@@ -52,7 +52,8 @@ export default function HqMap(props: HqMapProps) {
 
   useEffect(() => {
     if (!el.current) return;
-    const m = L.map(el.current, { zoomSnap: 0.25 }).setView([46.8, 8.2], 8);
+    const m = L.map(el.current, { zoomSnap: 0.25, zoomControl: false }).setView([46.8, 8.2], 8);
+    L.control.zoom({ zoomInTitle: t('map.zoomIn'), zoomOutTitle: t('map.zoomOut') }).addTo(m);
     L.tileLayer(tileUrl, { attribution: tileAttribution, maxZoom: 19, crossOrigin: true }).addTo(m);
     map.current = m;
     const container = el.current;

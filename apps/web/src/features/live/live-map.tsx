@@ -126,11 +126,13 @@ export default function LiveMap(props: LiveMapProps) {
   useEffect(() => {
     if (!el.current) return;
     const m = L.map(el.current, {
-      zoomControl: true,
+      zoomControl: false,
       attributionControl: true,
       // Quarter zoom steps when framing, so the course fills a small phone map instead of a quarter of it.
       zoomSnap: 0.25,
     }).setView([46.8, 8.2], 8);
+    // Leaflet's zoom buttons, labelled in the viewer's language.
+    m.zoomControl = L.control.zoom({ zoomInTitle: t('map.zoomIn'), zoomOutTitle: t('map.zoomOut') }).addTo(m);
     const tiles = L.tileLayer(tileUrl, { attribution: tileAttribution, maxZoom: 19, crossOrigin: true });
     tiles.addTo(m);
     map.current = m;
@@ -283,7 +285,7 @@ export default function LiveMap(props: LiveMapProps) {
         const marker = L.marker(at, {
           icon: estimateIcon(row),
           title: `${runnerLabel(row)} ${row.FirstName} ${row.LastName} — ${t('map.estimated', { time: formatClock(row.LastPingTime) })}`,
-          alt: `${runnerLabel(row)} estimated`,
+          alt: t('map.estimatedAlt', { runner: runnerLabel(row) }),
           opacity: 0.95,
         });
         marker.on('click', () => onSelectRef.current(row.RunnerId));
