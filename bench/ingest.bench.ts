@@ -139,6 +139,7 @@ async function xacts(pool: pg.Pool, db: string) {
 }
 
 export default async function ingestBench() {
+  const loadAtStart = os.loadavg()[0];
   buildServer();
   const admin = new pg.Client({ connectionString: BASE_URL });
   await admin.connect();
@@ -225,6 +226,7 @@ export default async function ingestBench() {
       health: Cpu<RunResult>;
       ingest: Counted<Cpu<RunResult>>;
       before: Cpu<RunResult> | null;
+      beforeHealth: Cpu<RunResult> | null;
       range: Counted<Awaited<ReturnType<typeof runPoisoned>>>;
       db: Counted<Awaited<ReturnType<typeof runPoisoned>>>;
     }[] = [];
@@ -238,6 +240,9 @@ export default async function ingestBench() {
         ingest: await counted(() => measured(server.child.pid!, pgOf(0), () => run(ingestUrl, setup))),
         before: baseline
           ? await measured(baseline.child.pid!, pgOf(1), () => run(baseline.url, setup))
+          : null,
+        beforeHealth: baseline
+          ? await measured(baseline.child.pid!, none, () => run(`${baseline.url}/api/health`))
           : null,
         range: await counted(() => runPoisoned(ingestUrl, setup, rangePoison)),
         db: await counted(() => runPoisoned(ingestUrl, setup, dbPoison)),
@@ -266,8 +271,9 @@ export default async function ingestBench() {
       `  2xx ${sum((r) => r.ingest.ok)}, non-2xx ${sum((r) => r.ingest.non2xx)}, errors ${sum((r) => r.ingest.errors)}, rows stored ${rows[0].n} (>= 2xx: requests cut off at the end of a run may be stored too)`,
     );
     console.log(
-      `ratio ingest/no-op:   ${(ingestRps / baseRps).toFixed(2)} (goal >= 0.5), built server; machine load average ` +
-        `${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+      `ratio ingest/no-op:   ${(ingestRps / baseRps).toFixed(2)} (goal >= 0.5), built server (its own process); ` +
+        `machine load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end, on ` +
+        `${os.cpus().length} cores`,
     );
     // CPU per request, summed over the rounds: robust to the machine's other load, unlike requests per second.
     const perReq = (cpu: number, n: number) => (n ? (cpu * 1000) / n : NaN);
@@ -303,9 +309,17 @@ export default async function ingestBench() {
     if (baseline) cpuLine('baseline build', (r) => r.before!);
     if (baseline) {
       const beforeRps = sum((r) => r.before!.rps) / ROUNDS;
+      const beforeHealthRps = sum((r) => r.beforeHealth!.rps) / ROUNDS;
       console.log(
         `baseline build (${baselineEntry}): ${beforeRps.toFixed(0)} pings/s, ratio ${(beforeRps / baseRps).toFixed(2)}; ` +
           `this build / baseline ${(ingestRps / beforeRps).toFixed(2)}`,
+      );
+      console.log(
+        `GET /api/health of the baseline build: ${beforeHealthRps.toFixed(0)} req/s, ratio to no-op ` +
+          `${(beforeHealthRps / baseRps).toFixed(2)}, server CPU ${perReq(
+            sum((r) => r.beforeHealth!.serverCpuMs),
+            sum((r) => r.beforeHealth!.ok),
+          ).toFixed(0)} µs per request`,
       );
     }
 

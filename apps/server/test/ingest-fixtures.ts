@@ -68,7 +68,12 @@ export async function positionsOf(app: FastifyInstance, deviceId: number) {
     .orderBy(asc(positions.fixTime));
 }
 
+/**
+ * The device's row, once this process's pending newest-fix columns are written (they follow an acknowledged fix
+ * within a second: ingest/device-state.ts).
+ */
 export async function deviceRow(app: FastifyInstance, deviceId: number) {
+  await app.ingest.flushDeviceState();
   const [d] = await app.db.select().from(devices).where(eq(devices.id, deviceId));
   return d;
 }

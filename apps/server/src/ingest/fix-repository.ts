@@ -7,8 +7,9 @@ import { deviceIdOf, iso, numOrNull, refColumns, rows, type Row } from './sql';
 import type { DeviceRef, FixInput } from './types';
 
 /**
- * Storage of fixes. A batch is stored by ONE statement (device lookup, attribution, idempotent insert and the
- * device's newest-fix update as CTEs), so a batch is atomic and costs one round trip.
+ * Storage of fixes. A batch is stored by ONE statement (device lookup, attribution, idempotent insert and, with
+ * `notify`, its announcement as CTEs), so a batch is atomic and costs one round trip. The device's newest-fix
+ * columns are not in it: device-state.ts writes them after the acknowledgement, coalesced per device.
  */
 
 export interface StoredRow {
@@ -77,21 +78,6 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
       RETURNING id, device_id, fix_time, race_id, runner_id, received_at${
         notify ? sql`, lat, lon, altitude, speed, battery_percent, battery_state, source` : sql``
       }
-    ), lk AS (
-      -- Lock the batch's devices in id order, so concurrent batches touching the same devices cannot deadlock. By
-      -- primary key (= ANY of an array: an index scan), not a join that reads every device of the table; and FOR NO
-      -- KEY UPDATE, the lock the UPDATE takes anyway, which does not block other batches' inserts of positions of
-      -- these devices (their foreign key check takes FOR KEY SHARE, which FOR UPDATE would block until commit).
-      SELECT id FROM devices WHERE id = ANY (ARRAY(SELECT device_id FROM a)) ORDER BY id FOR NO KEY UPDATE
-    ), upd AS (
-      UPDATE devices d
-      SET last_ping_time = n.t, last_lat = n.lat, last_lon = n.lon,
-          battery_percent = COALESCE(n.bp, d.battery_percent),
-          battery_state = COALESCE(n.bs, d.battery_state)
-      FROM (SELECT DISTINCT ON (device_id) device_id, t, lat, lon, bp, bs FROM a ORDER BY device_id, t DESC) n
-      WHERE d.id = n.device_id AND d.id = ANY (ARRAY(SELECT id FROM lk))
-        AND (d.last_ping_time IS NULL OR d.last_ping_time < n.t)
-      RETURNING d.id
     )${announce}
     SELECT r.idx, r.device_id, ins.id AS position_id, ins.race_id, ins.runner_id, ins.received_at
     FROM r LEFT JOIN ins ON ins.device_id = r.device_id AND ins.fix_time = r.t${

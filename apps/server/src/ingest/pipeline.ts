@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { deviceHolderAt, storeAlert, type StoredAlert } from './alert-repository';
 import { storeBattery } from './battery-repository';
+import { DeviceStateWriter } from './device-state';
 import { deviceExists, storeFixes } from './fix-repository';
 import { GroupCommitter } from './group-commit';
 import type {
@@ -77,9 +78,12 @@ export interface PipelineOptions {
  */
 export class IngestPipeline {
   private readonly committer: GroupCommitter<ValidFix, FixOutcome>;
+  /** The devices' newest-fix columns, written after the acknowledgement (device-state.ts). */
+  private readonly deviceState: DeviceStateWriter;
   private closed = false;
 
   constructor(private readonly opts: PipelineOptions) {
+    this.deviceState = new DeviceStateWriter({ db: opts.db, pool: opts.pool, log: opts.log });
     this.committer = new GroupCommitter<ValidFix, FixOutcome>({
       write: (items) => this.write(items),
       concurrency: opts.concurrency,
@@ -192,6 +196,8 @@ export class IngestPipeline {
    */
   async recordBattery(report: ValidBattery): Promise<BatteryOutcome> {
     const at = new Date();
+    // The fixes noted before this report are written first: their battery must not overwrite this newer one.
+    await this.deviceState.flush();
     const stored = await storeBattery(this.opts.db, report, at);
     if (!stored) return 'unknown_device';
     await this.publish([
@@ -212,9 +218,15 @@ export class IngestPipeline {
     return deviceExists(this.opts.db, ref);
   }
 
+  /** Writes the devices' newest-fix columns noted so far (tests, readers wanting this process's latest). */
+  flushDeviceState(): Promise<void> {
+    return this.deviceState.flush();
+  }
+
   async close() {
     this.closed = true;
     await this.committer.drain();
+    await this.deviceState.close();
   }
 
   /**
@@ -230,8 +242,17 @@ export class IngestPipeline {
     let published: Set<number> | null = null;
     const out = stored.map((row): FixOutcome => {
       if (row.deviceId === null) return { status: 'unknown_device' };
-      if (row.positionId === null) return { status: 'duplicate', deviceId: row.deviceId };
       const f = items[row.idx];
+      // Committed: the device's newest-fix columns follow within a second (only ever forward).
+      this.deviceState.note({
+        deviceId: row.deviceId,
+        t: f.fixTime.getTime(),
+        lat: f.lat,
+        lon: f.lon,
+        batteryPercent: f.batteryPercent ?? null,
+        batteryState: f.batteryState ?? null,
+      });
+      if (row.positionId === null) return { status: 'duplicate', deviceId: row.deviceId };
       // Two copies of one fix in the same batch share a row: publish it once.
       if (!published?.has(row.positionId)) {
         (published ??= new Set()).add(row.positionId);

@@ -128,6 +128,14 @@ export class IngestService {
     };
   }
 
+  /**
+   * Writes the devices' newest-fix columns this process noted (they follow an acknowledged fix within a second,
+   * device-state.ts): for a reader that wants them now, e.g. a test right after a ping.
+   */
+  flushDeviceState(): Promise<void> {
+    return this.opts.pipeline.flushDeviceState();
+  }
+
   /** What an `each` batch left out, for the log; null when nothing was. */
   skipped(batch: DeviceBatch, result: AcceptResult): SkippedSummary | null {
     const invalid = result.fixes.flatMap((o) => (o.status === 'invalid' ? [o.message] : []));
