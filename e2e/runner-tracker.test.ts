@@ -139,3 +139,31 @@ it('attaches a MapShare tracker from the runner row and the tracker check shows 
   expect(after.assignedRunnerId).toBeNull();
   expect(appErrors(w.errors)).toEqual([]);
 });
+
+it('the dialog in French after the footer switch (its texts a lazy catalogue of their own), fitting 375 px', async () => {
+  const { page } = w;
+  await page.goto(`${server.url}/race/${raceId}`);
+  await page.getByTestId('language-switch').selectOption('fr');
+  const row = page.getByTestId('runner-row').filter({ hasText: 'Ada Trail' });
+  await row.getByRole('button', { name: 'Balise du coureur' }).click();
+  const dialog = page.locator('dialog[open]');
+  await expect(dialog.locator('h2').first().textContent()).resolves.toBe('Balise : Ada Trail');
+  await expect(dialog.locator('p.muted').first().textContent()).resolves.toBe(
+    'Associez la balise que le coureur apporte. Elle ne sert que pour cette course. Vérifiez-la ici avant le départ.',
+  );
+  await expect(dialog.getByLabel('Balise').locator('option').allTextContents()).resolves.toContain(
+    'Téléphone : Traccar Client / OsmAnd',
+  );
+  await dialog.getByLabel('Balise').selectOption('spot');
+  await dialog.getByLabel('Identifiant du flux SPOT (de la page partagée du coureur)').waitFor();
+  await dialog.getByLabel('Mot de passe du flux (s’il y en a un)').waitFor();
+  await dialog.getByRole('button', { name: 'Associer la balise' }).waitFor();
+  await page.setViewportSize({ width: 375, height: 812 });
+  expect(await dialogOverflow(page)).toEqual([]);
+  expect(await capture(page, 'runner-tracker-attach-fr-375')).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await dialog.getByRole('button', { name: 'Fermer' }).click();
+  await page.getByTestId('language-switch').selectOption('en');
+  await row.getByRole('button', { name: 'Own tracker' }).waitFor();
+  expect(appErrors(w.errors)).toEqual([]);
+});

@@ -9,6 +9,11 @@ import legalFr from './legal/fr';
 import legalEs from './legal/es';
 import legalDe from './legal/de';
 import legalIt from './legal/it';
+import trackerEn from './tracker/en';
+import trackerFr from './tracker/fr';
+import trackerEs from './tracker/es';
+import trackerDe from './tracker/de';
+import trackerIt from './tracker/it';
 
 /** Every key of a catalogue, dotted ("board.title"), with its text. */
 function flatten(tree: object, prefix = ''): Map<string, string> {
@@ -65,27 +70,27 @@ describe('catalogues', () => {
   });
 
   // The lazy screens' own catalogues (i18next namespaces), held to the same rules.
-  describe.each([['legal', legalEn, { fr: legalFr, es: legalEs, de: legalDe, it: legalIt }]] as const)(
-    'namespace %s',
-    (_ns, englishCatalogue, translations) => {
-      const englishTexts = flatten(englishCatalogue);
-      const englishKeys = keysOf(englishTexts);
-      it.each(Object.entries(translations))(
-        '%s has exactly the English keys, same placeholders, none empty',
-        (_l, c) => {
-          const texts = flatten(c);
-          const keys = keysOf(texts);
-          expect([...englishKeys].filter((k) => !keys.has(k))).toEqual([]);
-          expect([...keys].filter((k) => !englishKeys.has(k))).toEqual([]);
-          const wrong = [...texts].filter(([key, text]) => {
-            const english = englishTexts.get(key) ?? englishTexts.get(`${pluralBase(key)}_other`) ?? '';
-            return text.trim() === '' || placeholders(text).join() !== placeholders(english).join();
-          });
-          expect(wrong.map(([key]) => key)).toEqual([]);
-        },
-      );
-    },
-  );
+  describe.each([
+    ['legal', legalEn, { fr: legalFr, es: legalEs, de: legalDe, it: legalIt }],
+    ['tracker', trackerEn, { fr: trackerFr, es: trackerEs, de: trackerDe, it: trackerIt }],
+  ] as const)('namespace %s', (_ns, englishCatalogue, translations) => {
+    const englishTexts = flatten(englishCatalogue);
+    const englishKeys = keysOf(englishTexts);
+    it.each(Object.entries(translations))(
+      '%s has exactly the English keys, same placeholders, none empty',
+      (_l, c) => {
+        const texts = flatten(c);
+        const keys = keysOf(texts);
+        expect([...englishKeys].filter((k) => !keys.has(k))).toEqual([]);
+        expect([...keys].filter((k) => !englishKeys.has(k))).toEqual([]);
+        const wrong = [...texts].filter(([key, text]) => {
+          const english = englishTexts.get(key) ?? englishTexts.get(`${pluralBase(key)}_other`) ?? '';
+          return text.trim() === '' || placeholders(text).join() !== placeholders(english).join();
+        });
+        expect(wrong.map(([key]) => key)).toEqual([]);
+      },
+    );
+  });
 
   it('the check fails for a catalogue missing a key', () => {
     const { home: _dropped, ...nav } = fr.nav;

@@ -5,36 +5,42 @@ import type { RunnerTracker } from '@racebeacon/domain/trackers';
 import { ModalDialog } from '../../components/modal-dialog';
 import { failureMessage } from '../../components/form-error';
 import { confirmed } from '../../lib/confirm';
-import { t, useI18n, type TextKey } from '../../i18n';
+import type { ParseKeys } from 'i18next';
+import { t, useI18n } from '../../i18n';
+import { trackerTexts } from '../../i18n/tracker';
 import { formatClockSeconds, formatTimestamp } from '../../i18n/format';
 import { RichText } from '../../i18n/rich-text';
 import { trackerApi } from './tracker-api';
 import './runner-tracker.css';
 
+/** The dialog's own texts (a lazy namespace: they come with the race page's chunk, not the first screen). */
+const tt = trackerTexts.t;
+type TrackerKey = ParseKeys<'tracker'>;
+
 /**
  * The trackers a runner may bring, with what identifies each (the order the form offers them): catalogue keys,
  * read when shown.
  */
-const OWN_SOURCES: { source: DeviceSource; label: TextKey; hardware: TextKey | null }[] = [
+const OWN_SOURCES: { source: DeviceSource; label: TrackerKey; hardware: TrackerKey | null }[] = [
   {
     source: 'mapshare',
-    label: 'runnerTracker.source.mapshare',
-    hardware: 'runnerTracker.hardware.mapshare',
+    label: 'source.mapshare',
+    hardware: 'hardware.mapshare',
   },
-  { source: 'spot', label: 'runnerTracker.source.spot', hardware: 'runnerTracker.hardware.spot' },
-  { source: 'osmand', label: 'runnerTracker.source.osmand', hardware: null },
-  { source: 'owntracks', label: 'runnerTracker.source.owntracks', hardware: null },
-  { source: 'inreach', label: 'runnerTracker.source.inreach', hardware: 'runnerTracker.hardware.inreach' },
-  { source: 'lorawan', label: 'runnerTracker.source.lorawan', hardware: 'runnerTracker.hardware.lorawan' },
+  { source: 'spot', label: 'source.spot', hardware: 'hardware.spot' },
+  { source: 'osmand', label: 'source.osmand', hardware: null },
+  { source: 'owntracks', label: 'source.owntracks', hardware: null },
+  { source: 'inreach', label: 'source.inreach', hardware: 'hardware.inreach' },
+  { source: 'lorawan', label: 'source.lorawan', hardware: 'hardware.lorawan' },
   {
     source: 'meshtastic',
-    label: 'runnerTracker.source.meshtastic',
-    hardware: 'runnerTracker.hardware.meshtastic',
+    label: 'source.meshtastic',
+    hardware: 'hardware.meshtastic',
   },
 ];
 const labelOf = (s: string) => {
   const own = OWN_SOURCES.find((o) => o.source === s);
-  return own ? t(own.label) : s;
+  return own ? tt(own.label) : s;
 };
 
 /**
@@ -42,17 +48,14 @@ const labelOf = (s: string) => {
  * "last fix 3 h 5 min ago", "last fix 2 days ago" (the same steps as the domain's `fixAgeText`).
  */
 export function fixAgeText(ageSeconds: number | null): string {
-  if (ageSeconds === null) return t('runnerTracker.age.none');
+  if (ageSeconds === null) return tt('age.none');
   const s = Math.max(0, Math.round(ageSeconds));
-  if (s < 60) return t('runnerTracker.age.now');
+  if (s < 60) return tt('age.now');
   const min = Math.floor(s / 60);
-  if (min < 60) return t('runnerTracker.age.minutes', { min });
+  if (min < 60) return tt('age.minutes', { min });
   const h = Math.floor(min / 60);
-  if (h < 48)
-    return min % 60
-      ? t('runnerTracker.age.hoursMinutes', { h, min: min % 60 })
-      : t('runnerTracker.age.hours', { h });
-  return t('runnerTracker.age.days', { days: Math.floor(h / 24) });
+  if (h < 48) return min % 60 ? tt('age.hoursMinutes', { h, min: min % 60 }) : tt('age.hours', { h });
+  return tt('age.days', { days: Math.floor(h / 24) });
 }
 
 /** Fresh enough to trust before the start: a fix within the last 30 minutes. */
@@ -68,29 +71,25 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
         </span>
       </p>
       <dl className="facts">
-        <dt>{t('runnerTracker.tracker')}</dt>
+        <dt>{tt('tracker')}</dt>
         <dd>
           {tracker.Name} · {labelOf(tracker.Source)}
         </dd>
         {tracker.HardwareId && (
           <>
-            <dt>
-              {tracker.Source === 'mapshare'
-                ? t('runnerTracker.mapshareName')
-                : t('deviceTracking.hardwareId')}
-            </dt>
+            <dt>{tracker.Source === 'mapshare' ? tt('mapshareName') : t('deviceTracking.hardwareId')}</dt>
             <dd className="wrap">{tracker.HardwareId}</dd>
           </>
         )}
         {tracker.FeedId && (
           <>
-            <dt>{t('runnerTracker.spotFeed')}</dt>
+            <dt>{tt('spotFeed')}</dt>
             <dd className="wrap">{tracker.FeedId}</dd>
           </>
         )}
         {tracker.LastFixTime && (
           <>
-            <dt>{t('runnerTracker.lastFix')}</dt>
+            <dt>{tt('lastFix')}</dt>
             <dd>
               {formatTimestamp(tracker.LastFixTime)}
               {tracker.LastLatitude !== null && tracker.LastLongitude !== null && (
@@ -104,13 +103,13 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
         )}
         {tracker.BatteryState && (
           <>
-            <dt>{t('runnerTracker.battery')}</dt>
+            <dt>{tt('battery')}</dt>
             <dd>{tracker.BatteryState}</dd>
           </>
         )}
         {tracker.FeedPolledAt && (
           <>
-            <dt>{t('runnerTracker.feedRead')}</dt>
+            <dt>{tt('feedRead')}</dt>
             <dd>{formatClockSeconds(tracker.FeedPolledAt)}</dd>
           </>
         )}
@@ -122,10 +121,7 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
       )}
       {tracker.TrackingKey && (
         <p className="wrap">
-          <RichText
-            text={t('runnerTracker.trackingKey', { key: tracker.TrackingKey })}
-            tags={[<code key="key" />]}
-          />
+          <RichText text={tt('trackingKey', { key: tracker.TrackingKey })} tags={[<code key="key" />]} />
         </p>
       )}
     </div>
@@ -149,11 +145,11 @@ export function RunnerTrackerButton({
   onChanged(): Promise<void>;
 }) {
   const [open, setOpen] = useState(false);
-  const { t } = useI18n();
+  useI18n();
   return (
     <span className="runner-tracker">
       <button type="button" className="btn btn-small btn-ghost" onClick={() => setOpen(true)}>
-        {hasDevice ? t('runnerTracker.check') : t('runnerTracker.own')}
+        {hasDevice ? tt('check') : tt('own')}
       </button>
       {/* In the body, not in the table cell: the dialog takes none of the stacked row's alignment. */}
       {open &&
@@ -182,7 +178,7 @@ function TrackerDialog({
   onClose(): void;
 }) {
   const id = useId();
-  const { t } = useI18n();
+  useI18n();
   const [tracker, setTracker] = useState<RunnerTracker | null | undefined>(undefined);
   const [problem, setProblem] = useState<string | null>(null);
   const [source, setSource] = useState<DeviceSource>('mapshare');
@@ -219,7 +215,7 @@ function TrackerDialog({
   }
 
   async function detach() {
-    if (!confirmed(t('runnerTracker.confirmDetach', { name }))) return;
+    if (!confirmed(tt('confirmDetach', { name }))) return;
     setProblem(null);
     try {
       await trackerApi.detach(runnerId);
@@ -232,19 +228,19 @@ function TrackerDialog({
 
   return (
     <ModalDialog
-      title={t('runnerTracker.title', { name })}
+      title={tt('title', { name })}
       onClose={onClose}
       onSubmit={() => void (tracker ? load() : attach())}
     >
       {tracker === undefined ? (
-        <p className="muted">{t('runnerTracker.checking')}</p>
+        <p className="muted">{tt('checking')}</p>
       ) : tracker ? (
         <TrackerCheck tracker={tracker} />
       ) : (
         <>
-          <p className="muted">{t('runnerTracker.lead')}</p>
+          <p className="muted">{tt('lead')}</p>
           <div className="field">
-            <label htmlFor={`${id}-source`}>{t('runnerTracker.tracker')}</label>
+            <label htmlFor={`${id}-source`}>{tt('tracker')}</label>
             <select
               id={`${id}-source`}
               value={source}
@@ -252,14 +248,14 @@ function TrackerDialog({
             >
               {OWN_SOURCES.map((o) => (
                 <option key={o.source} value={o.source}>
-                  {t(o.label)}
+                  {tt(o.label)}
                 </option>
               ))}
             </select>
           </div>
           {own?.hardware && (
             <div className="field">
-              <label htmlFor={`${id}-hw`}>{t(own.hardware)}</label>
+              <label htmlFor={`${id}-hw`}>{tt(own.hardware)}</label>
               <input
                 id={`${id}-hw`}
                 value={hardwareId}
@@ -271,7 +267,7 @@ function TrackerDialog({
           )}
           {source === 'spot' && (
             <div className="field">
-              <label htmlFor={`${id}-feed`}>{t('runnerTracker.feedId')}</label>
+              <label htmlFor={`${id}-feed`}>{tt('feedId')}</label>
               <input
                 id={`${id}-feed`}
                 value={feedId}
@@ -284,9 +280,7 @@ function TrackerDialog({
           {(source === 'spot' || source === 'mapshare') && (
             <div className="field">
               <label htmlFor={`${id}-pw`}>
-                {source === 'mapshare'
-                  ? t('runnerTracker.mapsharePassword')
-                  : t('runnerTracker.feedPassword')}
+                {source === 'mapshare' ? tt('mapsharePassword') : tt('feedPassword')}
               </label>
               <input
                 id={`${id}-pw`}
@@ -308,15 +302,15 @@ function TrackerDialog({
       <div className="dialog-actions tracker-dialog-actions">
         {tracker && (
           <button type="button" className="btn btn-danger" onClick={() => void detach()}>
-            {t('runnerTracker.detach')}
+            {tt('detach')}
           </button>
         )}
         <button type="button" className="btn btn-ghost" onClick={onClose}>
-          {t('runnerTracker.close')}
+          {tt('close')}
         </button>
         {tracker !== undefined && (
           <button type="submit" className="btn btn-primary">
-            {tracker ? t('runnerTracker.checkAgain') : t('runnerTracker.attach')}
+            {tracker ? tt('checkAgain') : tt('attach')}
           </button>
         )}
       </div>
