@@ -129,5 +129,3 @@ export const detachTrackerSchema = z.object({
 });
 export type DetachTracker = z.infer<typeof detachTrackerSchema>;
 export type RunnerTracker = z.infer<typeof runnerTrackerSchema>;
-
-export { fixAgeText } from './tracker-age';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   attachTrackerBodySchema,
-  fixAgeText,
   leadingNumber,
   MapShareKmlError,
   parseGarminUsTime,
@@ -182,13 +181,4 @@ describe('runner trackers', () => {
   ])('attach body %o valid: %s', (body, ok) => {
     expect(attachTrackerBodySchema.safeParse(body).success).toBe(ok);
   });
-
-  it.each([
-    [null, 'no fix received yet'],
-    [5, 'last fix just now'],
-    [12 * 60 + 30, 'last fix 12 min ago'],
-    [3 * 3600 + 5 * 60, 'last fix 3 h 5 min ago'],
-    [2 * 3600, 'last fix 2 h ago'],
-    [3 * 86400, 'last fix 3 days ago'],
-  ])('fixAgeText(%s)', (age, text) => expect(fixAgeText(age)).toBe(text));
 });

@@ -45,7 +45,7 @@ const labelOf = (s: string) => {
 
 /**
  * The age of the tracker's last fix in the viewer's language: "last fix just now", "last fix 12 min ago",
- * "last fix 3 h 5 min ago", "last fix 2 days ago" (the same steps as the domain's `fixAgeText`).
+ * "last fix 3 h 5 min ago", "last fix 2 days ago".
  */
 export function fixAgeText(ageSeconds: number | null): string {
   if (ageSeconds === null) return tt('age.none');
