@@ -182,6 +182,37 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
     mine.close();
   });
 
+  it('a settings change (the race rebuilt): the director’s stream gets a new live snapshot, the public a public one', async () => {
+    const [, r2] = race.runners;
+    const { Ticket } = await ticketFor(owner);
+    const pub = await open('');
+    const mine = await open(`?ticket=${encodeURIComponent(Ticket)}`);
+    await pub.next((e) => e.event === 'snapshot');
+    await mine.next((e) => e.event === 'snapshot');
+    const setTrails = async (TrailsPublic: boolean) => {
+      const res = await call(t, 'PUT', `/api/director/races/${race.raceId}`, {
+        token: owner,
+        body: { Name: 'Live Test Race', TrailsPublic },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await setTrails(false);
+    try {
+      const live = await mine.next((e) => e.event === 'snapshot', 15_000);
+      const trails = (JSON.parse(live.data) as { Trails: { RunnerId: number; Trail: unknown[] }[] }).Trails;
+      expect(trails.find((x) => x.RunnerId === r2.runnerId)!.Trail.length).toBeGreaterThan(0);
+      expect(rowIn(live.data, r2).Latitude).not.toBeNull();
+      const masked = await pub.next((e) => e.event === 'snapshot', 15_000);
+      const pubTrails = (JSON.parse(masked.data) as { Trails: { Trail: unknown[] }[] }).Trails;
+      expect(pubTrails.every((x) => x.Trail.length === 0)).toBe(true);
+      expect(rowIn(masked.data, r2).Latitude).toBeNull();
+    } finally {
+      await setTrails(true);
+      pub.close();
+      mine.close();
+    }
+  });
+
   it('the compact stream (?v=2) with a ticket is the live compact stream; without, the public view', async () => {
     const { Ticket } = await ticketFor(owner);
     const pub = await open('?v=2');

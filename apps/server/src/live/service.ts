@@ -109,7 +109,9 @@ export class LiveService {
         const raceId = entry.live.race.id;
         const priv = this.isPrivate(entry);
         if (priv) this.privateStream!.rebuilt(raceId);
-        this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), this.liveChannels(priv, false));
+        // A private race's live snapshot is made only for its ticket holders, if any (a large race's costs).
+        if (!priv || this.hub.viewerCount(raceId, CHANNEL.liveFirst) > 0)
+          this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), this.liveChannels(priv, false));
         if (this.compactViewers(raceId) > 0)
           this.hub.broadcast(
             raceId,
