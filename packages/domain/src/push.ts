@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LANGUAGES, type Language } from './constants';
 
 /**
  * Web Push for followers (no account): the browser's push subscription for one race and the runners it follows,
@@ -10,9 +11,9 @@ export const PUSH_KINDS = ['checkpoint', 'finished', 'dnf', 'no-news'] as const;
 export const pushKindSchema = z.enum(PUSH_KINDS);
 export type PushKind = z.infer<typeof pushKindSchema>;
 
-/** Languages of the notification texts (the web app's). */
-export const PUSH_LOCALES = ['en', 'fr', 'es', 'de', 'it'] as const;
-export type PushLocale = (typeof PUSH_LOCALES)[number];
+/** Languages of the notification texts (the product's, `LANGUAGES`). */
+export const PUSH_LOCALES = LANGUAGES;
+export type PushLocale = Language;
 
 /** Most runners one browser follows with notifications in one race. */
 export const MAX_PUSH_RUNNERS = 50;

@@ -1,17 +1,7 @@
-import { PUSH_LOCALES, type PushLocale } from '@racebeacon/domain';
+import { LANGUAGES, type Language } from '@racebeacon/domain/constants';
 
-/** The languages of the server's own texts (the web app's five): push notices, the text view. */
-export const LANGUAGES = PUSH_LOCALES;
-export type Language = PushLocale;
-
-/** Each language by its own name, as a page's language links offer it. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  en: 'English',
-  fr: 'Français',
-  es: 'Español',
-  de: 'Deutsch',
-  it: 'Italiano',
-};
+// The languages of the server's own texts (the web app's five: push notices, the text view) and their own names.
+export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/constants';
 
 export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);

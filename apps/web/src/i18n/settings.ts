@@ -4,17 +4,10 @@
  * rendering writes in the current language without being handed it.
  */
 
-export const LANGUAGES = ['en', 'fr', 'es', 'de', 'it'] as const;
-export type Language = (typeof LANGUAGES)[number];
+import { LANGUAGES, type Language } from '@racebeacon/domain/constants';
 
-/** Each language by its own name, as the footer's switch offers it. */
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  en: 'English',
-  fr: 'Français',
-  es: 'Español',
-  de: 'Deutsch',
-  it: 'Italiano',
-};
+// The product's languages and their own names (the footer's switch), shared with the server's texts.
+export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/constants';
 
 export type Units = 'km' | 'mi';
 export const UNITS: readonly Units[] = ['km', 'mi'];
