@@ -17,6 +17,7 @@ import {
 } from './support/issuer';
 import { pointAlong, seedLiveRace, type SeededRace, type SeededRunner } from './support/live-seed';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
+import { startServerProcess } from './support/server-process';
 import { connectSse, type SseConnection } from './support/sse-client';
 
 /**
@@ -304,6 +305,35 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
       '/api/open/races/1/live?TICKET=[redacted]',
     );
   });
+
+  // A second server process needs a database it can reach (PGlite is in this process only).
+  if (kind === 'postgres')
+    it('a ticket issued by one process opens the live stream on another; neither logs it', async () => {
+      const b = await startServerProcess({ DATABASE_URL: t.database.url!, LOG_LEVEL: 'info' });
+      try {
+        const { Ticket } = await ticketFor(owner);
+        const sse = await connectSse(
+          `${b.url}/api/open/races/${race.raceId}/live?v=1&ticket=${encodeURIComponent(Ticket)}`,
+        );
+        streams.push(sse);
+        expect(sse.status).toBe(200);
+        const snap = await sse.next((e) => e.event === 'snapshot', 20_000);
+        expect(rowIn(snap.data, race.runners[0]).DistanceKm).toBeCloseTo(5, 1);
+        expect(rowIn(snap.data, race.runners[1]).Latitude).not.toBeNull();
+        sse.close();
+        const bad = await fetch(
+          `${b.url}/api/open/races/${race.raceId}/live?ticket=${Ticket.slice(0, -4)}AAAA`,
+        );
+        expect(bad.status).toBe(401);
+        await expect(bad.json()).resolves.toEqual({ error: 'invalid_ticket', message: expect.any(String) });
+        // The request log has the stream's requests, their tickets redacted.
+        expect(b.output()).toContain('ticket=[redacted]');
+        expect(b.output()).not.toContain(Ticket.split('.')[1]);
+        expect(b.output()).not.toContain(Ticket.slice(0, -4));
+      } finally {
+        await b.stop();
+      }
+    }, 90_000);
 
   it('is in the OpenAPI document: the ticket route and the stream’s ticket parameter', async () => {
     const doc = (await call(t, 'GET', '/api/docs/json')).json();
