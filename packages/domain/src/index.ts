@@ -4,6 +4,7 @@
  * screen loads only what it uses.
  */
 export * from './constants';
+export * from './languages';
 export * from './entities';
 export * from './schemas';
 export * from './gpx';

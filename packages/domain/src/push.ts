@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES, type Language } from './constants';
+import { LANGUAGES, type Language } from './languages';
 
 /**
  * Web Push for followers (no account): the browser's push subscription for one race and the runners it follows,

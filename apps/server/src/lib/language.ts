@@ -1,7 +1,7 @@
-import { LANGUAGES, type Language } from '@racebeacon/domain/constants';
+import { LANGUAGES, type Language } from '@racebeacon/domain/languages';
 
 // The languages of the server's own texts (the web app's five: push notices, the text view) and their own names.
-export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/constants';
+export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/languages';
 
 export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);

@@ -4,10 +4,10 @@
  * rendering writes in the current language without being handed it.
  */
 
-import { LANGUAGES, type Language } from '@racebeacon/domain/constants';
+import { LANGUAGES, type Language } from '@racebeacon/domain/languages';
 
 // The product's languages and their own names (the footer's switch), shared with the server's texts.
-export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/constants';
+export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/languages';
 
 export type Units = 'km' | 'mi';
 export const UNITS: readonly Units[] = ['km', 'mi'];
