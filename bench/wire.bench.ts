@@ -25,6 +25,7 @@ import { buildApp } from '../apps/server/src/app';
 import { loadConfig } from '../apps/server/src/config';
 import { openDatabase } from '../apps/server/src/db/client';
 import { positions } from '../apps/server/src/db/schema';
+import { chainedPiece, DeflateChain, deflatedPiece } from '../apps/server/src/live/sse-compression';
 import { webDist } from '../apps/server/src/platform/web-app';
 import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
 
@@ -194,13 +195,46 @@ function describeCompactDeltas(text: string) {
       `ranks set ${kb(sum((d) => d.K))}; deflated alone: patches ${kb(deflated(deltas.map((d) => JSON.stringify(d.P)).join('')))}, ` +
       `fixes ${kb(deflated(deltas.map((d) => JSON.stringify(d.F ?? [])).join('')))}`,
   );
-  if (process.env.WIRE_DUMP) writeFileSync(process.env.WIRE_DUMP, text);
   const bits = new Map<number, number>();
   for (const d of deltas)
     for (const p of d.P)
       for (let i = 0; i < 40; i++)
         if (Math.floor((p[1] as number) / 2 ** i) % 2) bits.set(i, (bits.get(i) ?? 0) + 1);
   console.log(`  patched field bits (bit: count): ${[...bits].map(([b, n]) => `${b}:${n}`).join(' ')}`);
+}
+
+/**
+ * What deflating the deltas in one context (DeflateChain, sse-compression.ts) costs the server against each alone:
+ * CPU per message (once per race, whatever the number of viewers) and the bytes; its memory is one 32 KB window per
+ * race and a few numbers per viewer, no compressor.
+ */
+function describeChainCost(text: string) {
+  const messages = text
+    .split('\n\n')
+    .filter((b) => b.includes('event: delta\n'))
+    .map((b) => Buffer.from(`${b}\n\n`));
+  if (!messages.length) return;
+  const rounds = 20;
+  let t = process.hrtime.bigint();
+  let alone = 0;
+  for (let r = 0; r < rounds; r++) for (const m of messages) alone += deflatedPiece(Buffer.from(m)).length;
+  const aloneMs = Number(process.hrtime.bigint() - t) / 1e6 / rounds / messages.length;
+  t = process.hrtime.bigint();
+  let chained = 0;
+  for (let r = 0; r < rounds; r++) {
+    const chain = new DeflateChain();
+    for (const m of messages) {
+      const copy = Buffer.from(m);
+      chain.add(copy);
+      chained += chainedPiece(copy)!.length;
+    }
+  }
+  const chainMs = Number(process.hrtime.bigint() - t) / 1e6 / rounds / messages.length;
+  console.log(
+    `  deltas deflated in one context (DeflateChain, a join point every 8): ${kb(chained / rounds)} against ` +
+      `${kb(alone / rounds)} each alone; CPU ${chainMs.toFixed(2)} ms per message (alone ${aloneMs.toFixed(2)} ms), ` +
+      `once per race; memory a 32 KB window per race`,
+  );
 }
 
 /** The first-screen files of the built app and the live view's lazy chunks (with what they import statically). */
@@ -329,10 +363,6 @@ export default async function wireBench() {
     }
 
     // ---------------------------------------------------------------- 2. one update cycle
-    const startPlain = plainSse.bytes();
-    const startGzip = gzipSse.bytes();
-    const startCompact = compactSse.bytes();
-    const cycleStart = Date.now();
     const models = race.runners.map((_, k) => runnerModel(k));
     const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
     const post = (url: string) =>
@@ -349,26 +379,44 @@ export default async function wireBench() {
       .map((r, k) => ({ r, k, at: (models[k].phase / INTERVAL_MS) * CYCLE_MS }))
       .sort((a, b) => a.at - b.at);
     let failed = 0;
-    const inFlight: Promise<void>[] = [];
-    for (const { r, k, at } of order) {
-      const wait = cycleStart + at - Date.now();
-      if (wait > 0) await new Promise((res) => setTimeout(res, wait));
-      const fix = models[k].fixAt(race.clockStartMs, Date.now());
-      inFlight.push(
-        post(osmandUrl(base, r, fix)).then((s) => {
-          if (s < 200 || s >= 300) failed++;
-        }),
-      );
-    }
-    await Promise.all(inFlight);
-    await new Promise((res) => setTimeout(res, 1000)); // the last batch (250 ms) reaches the viewers
+    const cycle = async (cycleStart: number) => {
+      const inFlight: Promise<void>[] = [];
+      for (const { r, k, at } of order) {
+        const wait = cycleStart + at - Date.now();
+        if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+        const fix = models[k].fixAt(race.clockStartMs, Date.now());
+        inFlight.push(
+          post(osmandUrl(base, r, fix)).then((s) => {
+            if (s < 200 || s >= 300) failed++;
+          }),
+        );
+      }
+      await Promise.all(inFlight);
+    };
+    // A first cycle, not measured: the time the first view took (longer on a loaded machine) made every runner's
+    // next ping late, which is not what a steady cycle costs (late enough, it shows estimates on every row).
+    const warmStart = Date.now();
+    await cycle(warmStart);
+    // The measured cycle right after it, every runner at its steady interval. Its bytes: what the stream sends in one
+    // cycle's time (the last batch of the cycle before it arrives in the window, this cycle's last one after).
+    const measuredStart = warmStart + CYCLE_MS;
+    while (Date.now() < measuredStart - 50) await new Promise((res) => setTimeout(res, 20));
+    const startPlain = plainSse.bytes();
+    const startGzip = gzipSse.bytes();
+    const startCompact = compactSse.bytes();
+    const startText = compactSse.text().length;
+    await cycle(measuredStart);
+    const end = measuredStart + CYCLE_MS;
+    while (Date.now() < end) await new Promise((res) => setTimeout(res, 20));
     const cyclePlain = plainSse.bytes() - startPlain;
-    await new Promise((res) => setTimeout(res, 5000)); // the compact stream's last batch (5 s)
     const cycleGzip = gzipSse.bytes() - startGzip;
     const cycleCompact = compactSse.bytes() - startCompact;
+    const cycleText = compactSse.text().slice(startText);
     compactSse.close();
+    if (process.env.WIRE_DUMP) writeFileSync(process.env.WIRE_DUMP, compactSse.text());
     describeCompactSnapshot(compactSse.text());
-    describeCompactDeltas(compactSse.text());
+    describeCompactDeltas(cycleText);
+    describeChainCost(cycleText);
     agent.destroy();
     plainSse.close();
     gzipSse.close();

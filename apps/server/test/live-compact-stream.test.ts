@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   compactView,
+  courseLine,
   decodeCompactDelta,
+  type CourseLine,
   decodeCompactSnapshot,
   liveCompactDeltaSchema,
   liveCompactSnapshotSchema,
@@ -44,6 +46,8 @@ class CompactViewer {
   rows = new Map<number, LeaderboardRow>();
   trails = new Map<number, TrailPoint[]>();
   clockStartedAt: string | null = null;
+  /** The course line of the snapshot: the deltas place fixes on it. */
+  line: CourseLine | null = null;
   applied = 0;
   constructor(readonly sse: SseConnection) {}
 
@@ -56,7 +60,9 @@ class CompactViewer {
   private apply(e: SseEvent): void {
     const data = JSON.parse(e.data);
     if (e.event === 'snap') {
-      const snap = decodeCompactSnapshot(liveCompactSnapshotSchema.parse(data));
+      const parsed = liveCompactSnapshotSchema.parse(data);
+      this.line = courseLine(parsed.Line);
+      const snap = decodeCompactSnapshot(parsed);
       this.rows = new Map(snap.Rows.map((r) => [r.RunnerId, r]));
       this.trails = new Map(snap.Trails.map((t) => [t.RunnerId, t.Trail]));
       this.clockStartedAt = snap.ClockStartedAt;
@@ -67,6 +73,7 @@ class CompactViewer {
       this.rows,
       (id) => this.trails.get(id)?.at(-1),
       this.clockStartedAt,
+      this.line,
     );
     for (const r of u.Rows) this.rows.set(r.RunnerId, r);
     for (const [id, rank] of u.Ranks) this.rows.set(id, { ...this.rows.get(id)!, Rank: rank });

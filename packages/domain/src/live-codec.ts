@@ -205,6 +205,85 @@ export function compactTrail(trail: readonly TrailPoint[]): TrailPoint[] {
   });
 }
 
+// ---------------------------------------------------------------- the course
+
+/**
+ * The course as the compact stream's viewers hold it (the snapshot's `Line`): its line to 1e-5° and its length, to
+ * place a fix by its distance along the course (`pointOnLine`). A runner's newest fix then travels as its offset
+ * from the course point of its row's distance (the GPS error and the course's side, metres) rather than its move
+ * since the last fix (hundreds of metres). Server and viewer place the point with the same arithmetic (+ − × ÷ and
+ * √ only, exact in every JavaScript engine), so they get the same integers.
+ */
+export interface CourseLine {
+  lengthM: number;
+  lat: number[];
+  lon: number[];
+  /** Length along the line to each point, in 1e-5° of latitude. */
+  cum: number[];
+}
+
+/** The line for the snapshot: [course length in m, then its points as 1e-5° deltas …] (repeated points dropped). */
+export function encodeCourseLine(points: readonly (readonly [number, number])[], lengthM: number): number[] {
+  const out = [Math.round(lengthM)];
+  let [pLat, pLon] = [0, 0];
+  for (const [lat, lon] of points) {
+    const [a, b] = [Math.round(lat * LATLON), Math.round(lon * LATLON)];
+    if (out.length > 1 && a === pLat && b === pLon) continue;
+    out.push(a - pLat, b - pLon);
+    [pLat, pLon] = [a, b];
+  }
+  return out;
+}
+
+/** cos x for |x| ≤ π/2 by its series: the same bits in every engine (Math.cos may differ in the last one). */
+function cosSeries(x: number): number {
+  const x2 = x * x;
+  return (
+    1 - (x2 / 2) * (1 - (x2 / 12) * (1 - (x2 / 30) * (1 - (x2 / 56) * (1 - (x2 / 90) * (1 - x2 / 132)))))
+  );
+}
+
+/** The snapshot's `Line` as the codec uses it; null without two distinct points or a length. */
+export function courseLine(flat: readonly number[] | undefined): CourseLine | null {
+  if (!flat || flat.length < 5 || !(flat[0] > 0)) return null;
+  const lat: number[] = [];
+  const lon: number[] = [];
+  for (let i = 1, a = 0, b = 0; i + 1 < flat.length; i += 2) {
+    lat.push((a += flat[i]));
+    lon.push((b += flat[i + 1]));
+  }
+  // East–west degrees shrink with the latitude's cosine (at the line's first point: a course spans little of it).
+  const k = cosSeries(Math.min(90, Math.abs(lat[0] / LATLON)) * (Math.PI / 180));
+  const cum = [0];
+  for (let i = 1; i < lat.length; i++) {
+    const dy = lat[i] - lat[i - 1];
+    const dx = (lon[i] - lon[i - 1]) * k;
+    cum.push(cum[i - 1] + Math.sqrt(dy * dy + dx * dx));
+  }
+  return { lengthM: flat[0], lat, lon, cum };
+}
+
+/** The point (1e-5° integers) at `distanceM` along the course: the same share of the line's length. */
+export function pointOnLine(line: CourseLine, distanceM: number): [number, number] {
+  const { cum, lat, lon } = line;
+  const total = cum[cum.length - 1];
+  const at = Math.min(total, Math.max(0, (distanceM / line.lengthM) * total));
+  let lo = 0;
+  let hi = cum.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (cum[mid] <= at) lo = mid;
+    else hi = mid;
+  }
+  const seg = cum[hi] - cum[lo];
+  const f = seg > 0 ? Math.min(1, (at - cum[lo]) / seg) : 0;
+  return [Math.round(lat[lo] + (lat[hi] - lat[lo]) * f), Math.round(lon[lo] + (lon[hi] - lon[lo]) * f)];
+}
+
+/** What a position costs against a reference (its offset, as digits go). */
+const cost = (f: FixRef, from: readonly [number, number]) =>
+  Math.abs(f[1] - from[0]) + Math.abs(f[2] - from[1]);
+
 // ---------------------------------------------------------------- snapshot
 
 export interface CompactSnapshotMeta {
@@ -226,6 +305,7 @@ export function encodeCompactSnapshot(
   rows: readonly LeaderboardRow[],
   trails: ReadonlyMap<number, readonly TrailPoint[]>,
   atMs: number,
+  line?: readonly number[],
 ): LiveCompactSnapshot {
   const ctx: Ctx = { atMs, startMs: meta.ClockStartedAt === null ? null : Date.parse(meta.ClockStartedAt) };
   const Cols: Record<string, (number | string | null)[]> = {};
@@ -304,6 +384,7 @@ export function encodeCompactSnapshot(
     ...(FromFix.length ? { FromFix } : {}),
     ...(Object.keys(Undef).length ? { Undef } : {}),
     Trails,
+    ...(line ? { Line: [...line] } : {}),
   };
 }
 
@@ -459,6 +540,7 @@ export function encodeCompactDelta(
   atMs: number,
   clockStartMs: number | null = null,
   courseLengthM: number | null = null,
+  line: CourseLine | null = null,
 ): LiveCompactDelta | null {
   const C = courseLengthM === null ? undefined : courseLengthM;
   const ctx: Ctx = { atMs, startMs: clockStartMs };
@@ -469,31 +551,58 @@ export function encodeCompactDelta(
     if (!list) byRunner.set(f[0], (list = []));
     list.push(f);
   }
-  const F: number[] = [];
   const base = Math.floor(atMs / 1000) * 1000;
-  let lastId = 0;
-  for (const id of [...byRunner.keys()].sort((a, b) => a - b)) {
-    const list = byRunner.get(id)!;
-    F.push(id - lastId, list.length);
-    lastId = id;
-    for (const [, t, lat, lon] of list) {
-      const f: FixRef = [t, Math.round(lat * LATLON), Math.round(lon * LATLON)];
-      const ref = baseline.newestFix.get(id);
-      F.push((t - base) / 1000, f[1] - (ref?.[1] ?? 0), f[2] - (ref?.[2] ?? 0));
-      if (!ref || t > ref[0]) baseline.newestFix.set(id, f);
-    }
-  }
-
-  const L = leaderM(rows);
-  const P: (number | string | null)[][] = [];
-  const Undef: number[] = [];
-  const Null: number[] = [];
+  const I = fixInterval(byRunner, baseline.newestFix);
   const changed: LeaderboardRow[] = [];
   for (const row of rows) {
     const prev = baseline.rows.get(row.RunnerId);
     if (!prev || watchedChange(prev, row, ctx)) changed.push(row);
   }
   changed.sort((a, b) => a.RunnerId - b.RunnerId);
+  /** Where the course puts a patched row's distance (its newest fix travels against it when that is closer). */
+  const onCourse = new Map<number, [number, number]>();
+  if (line)
+    for (const row of changed)
+      if (row.DistanceKm !== null)
+        onCourse.set(row.RunnerId, pointOnLine(line, Math.round(row.DistanceKm * 1000)));
+  /** Each runner's fixes as they travel: [count, then time, Δlat, Δlon per fix]. */
+  const fixesOf = new Map<number, number[]>();
+  for (const [id, list] of byRunner) {
+    const nums = [list.length];
+    list.forEach(([, t, lat, lon], j) => {
+      const f: FixRef = [t, Math.round(lat * LATLON), Math.round(lon * LATLON)];
+      const ref = baseline.newestFix.get(id);
+      let from: readonly [number, number] = [ref?.[1] ?? 0, ref?.[2] ?? 0];
+      const course = j === list.length - 1 ? onCourse.get(id) : undefined;
+      if (course && cost(f, course) < cost(f, from)) {
+        // The runner's last fix of the message, against the course point of the row's distance: a count < 0 says so.
+        nums[0] = -list.length;
+        from = course;
+      }
+      nums.push((t - fixTimeRef(ref, I, base)) / 1000, f[1] - from[0], f[2] - from[1]);
+      if (!ref || t > ref[0]) baseline.newestFix.set(id, f);
+    });
+    fixesOf.set(id, nums);
+  }
+  let lastId = 0;
+
+  const L = leaderM(rows);
+  const LP = leaderPace(rows);
+  const P: (number | string | null)[][] = [];
+  const Undef: number[] = [];
+  const Null: number[] = [];
+  // The fixes: first those of the patched rows, in their order (no RunnerId again), then the other runners'.
+  const F: number[] = [];
+  if (fixesOf.size) {
+    for (const row of changed) {
+      F.push(...(fixesOf.get(row.RunnerId) ?? [0]));
+      fixesOf.delete(row.RunnerId);
+    }
+    for (const id of [...fixesOf.keys()].sort((a, b) => a - b)) {
+      F.push(id - lastId, ...fixesOf.get(id)!);
+      lastId = id;
+    }
+  }
   lastId = 0;
   let lastNull = 0;
   for (const row of changed) {
@@ -511,6 +620,10 @@ export function encodeCompactDelta(
     let mask = 0;
     let nulls = 0;
     const values: (number | string | null)[] = [];
+    const pred: Prediction = {
+      dtMs: predictionDt(prev?.LastPingTime, baseline.newestFix.get(row.RunnerId)?.[0]),
+      leaderPace: LP,
+    };
     FIELDS.forEach(([name, kind, scale], i) => {
       if (name === FROM_FIX) return;
       const a = prev?.[name];
@@ -536,7 +649,7 @@ export function encodeCompactDelta(
       }
       if (name === 'GapKm' && L !== undefined && a != null && b != null && next.DistanceKm != null) {
         // A gap the viewer holds: implied when it is the leader's distance less the row's, sent otherwise.
-        const rel = toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx);
+        const rel = toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx, prev, pred);
         if (rel !== 0) {
           mask += bit(i);
           values.push(rel);
@@ -568,7 +681,9 @@ export function encodeCompactDelta(
       }
       mask += bit(i);
       if (!isNumeric(kind)) return void values.push(kind === 'bool' ? (b ? 1 : 0) : (b as string));
-      values.push(out(kind, toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx)));
+      values.push(
+        out(kind, toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx, prev, pred)),
+      );
     });
     P.push([row.RunnerId - lastId, mask, ...values]);
     // The row as the viewer holds it before working out ranks: its rank held (0 when newly ranked).
@@ -582,14 +697,27 @@ export function encodeCompactDelta(
 
   // Every rank: what the viewer will work out from the rows it then holds, and outright where that is wrong.
   const K: (number | null)[] = [];
+  const J: number[] = [];
   const inferred = inferRanks(baseline.rows.values(), P.length > 0);
+  const wrong: LeaderboardRow[] = [];
   for (const row of rows) {
     const held = baseline.rows.get(row.RunnerId)!;
-    if (inferred.get(row.RunnerId) !== row.Rank) K.push(row.RunnerId, row.Rank);
+    if (inferred.get(row.RunnerId) !== row.Rank) wrong.push(row);
     if (held.Rank !== row.Rank) baseline.rows.set(row.RunnerId, { ...held, Rank: row.Rank });
   }
+  // Mostly two runners within a metre the other way round: a rank one off the one worked out, in RunnerId order.
+  wrong.sort((a, b) => a.RunnerId - b.RunnerId);
+  lastId = 0;
+  for (const row of wrong) {
+    const guess = inferred.get(row.RunnerId);
+    if (row.Rank === null || guess === null || guess === undefined) K.push(row.RunnerId, row.Rank);
+    else {
+      J.push(row.RunnerId - lastId, row.Rank - guess);
+      lastId = row.RunnerId;
+    }
+  }
 
-  if (!P.length && !K.length && !F.length && !Undef.length) return null;
+  if (!P.length && !K.length && !J.length && !F.length && !Undef.length) return null;
   return {
     Seq: seq,
     At: new Date(atMs).toISOString(),
@@ -597,16 +725,71 @@ export function encodeCompactDelta(
     ...(Undef.length ? { Undef } : {}),
     ...(Null.length ? { Null } : {}),
     ...(L !== undefined ? { L } : {}),
+    ...(LP !== undefined && P.length ? { LP } : {}),
+    ...(F.length && I !== 0 ? { I } : {}),
     ...(C !== undefined && P.length ? { C } : {}),
     ...(K.length ? { K } : {}),
+    ...(J.length ? { J } : {}),
     ...(F.length ? { F } : {}),
   };
 }
 
 /**
+ * What the viewer predicts a patched row's distance and gap from (both sides hold the same inputs): the time from the
+ * row's last ping held to the runner's newest fix once this message's fixes are in, and the leader's pace (`LP`).
+ */
+interface Prediction {
+  dtMs: number;
+  leaderPace: number | undefined;
+}
+
+const NO_PREDICTION: Prediction = { dtMs: 0, leaderPace: undefined };
+
+function predictionDt(heldPing: unknown, newestFixMs: number | undefined): number {
+  if (typeof heldPing !== 'string' || newestFixMs === undefined) return 0;
+  return Math.max(0, newestFixMs - Date.parse(heldPing));
+}
+
+/** The leader's pace (s/km, whole): the first ranked row's, what a gap moves by per metre gained. */
+function leaderPace(rows: Iterable<LeaderboardRow>): number | undefined {
+  for (const r of rows)
+    if (r.Rank === 1 && r.PaceSecondsPerKm !== null && r.PaceSecondsPerKm > 0)
+      return Math.round(r.PaceSecondsPerKm);
+  return undefined;
+}
+
+/**
+ * The seconds a message's fixes travel against: each runner's newest fix held plus `I` (the commonest whole-second
+ * interval since it among the message's fixes: trackers report at a steady interval, so most fix times then
+ * travel as 0); a runner with no fix held, against the message's time.
+ */
+function fixInterval(
+  byRunner: ReadonlyMap<number, readonly (readonly [number, number, number, number])[]>,
+  newestFix: ReadonlyMap<number, FixRef>,
+): number {
+  const counts = new Map<number, number>();
+  let best = 0;
+  let bestN = 0;
+  for (const [id, list] of byRunner) {
+    const ref = newestFix.get(id);
+    if (!ref || !list.length) continue;
+    const s = Math.round((list[0][1] - ref[0]) / 1000);
+    const n = (counts.get(s) ?? 0) + 1;
+    counts.set(s, n);
+    if (n > bestN || (n === bestN && s < best)) [best, bestN] = [s, n];
+  }
+  return best;
+}
+
+const fixTimeRef = (ref: FixRef | undefined, I: number, base: number) => (ref ? ref[0] + I * 1000 : base);
+
+/**
  * What a patched number travels against (its value is the difference): for GapKm, leader − DistanceKm when the
- * message gives the leader's distance; for elapsed time, the race clock (in `toInt`); otherwise the value the viewer
- * holds, else the row's anchor, else nothing. `row`: the new row (its anchors and DistanceKm already set).
+ * message gives the leader's distance; for elapsed time, the race clock (in `toInt`); for DistanceKm, the distance
+ * held moved on at the pace held for the time since the last ping held (a runner keeps roughly their pace: the
+ * difference is metres, not hundreds); for GapSeconds, the gap held plus that time less what the leader's pace
+ * (`LP`) took over the metres gained; otherwise the value the viewer holds, else the row's anchor, else nothing.
+ * `row`: the new row (its anchors and DistanceKm already set); `heldRow`: the row as the viewer holds it.
  */
 function reference(
   name: string,
@@ -616,11 +799,29 @@ function reference(
   row: Record<string, unknown>,
   L: number | undefined,
   ctx: Ctx,
+  heldRow?: Record<string, unknown>,
+  pred: Prediction = NO_PREDICTION,
 ): number {
   if (kind === 'elapsed') return 0;
   if (name === 'GapKm' && L !== undefined && row.DistanceKm != null)
     return L - Math.round((row.DistanceKm as number) * 1000);
   const h = held === null || held === undefined ? null : toInt(kind, scale, held, ctx);
+  if (h !== null && pred.dtMs > 0) {
+    const pace = heldRow?.PaceSecondsPerKm;
+    if (name === 'DistanceKm' && typeof pace === 'number' && pace > 0)
+      return h + Math.round(pred.dtMs / pace);
+    const d0 = heldRow?.DistanceKm;
+    const d1 = row.DistanceKm;
+    if (
+      name === 'GapSeconds' &&
+      pred.leaderPace !== undefined &&
+      typeof d0 === 'number' &&
+      typeof d1 === 'number'
+    ) {
+      const gainedM = Math.round(d1 * 1000) - Math.round(d0 * 1000);
+      return h + Math.round(pred.dtMs / 1000 - (gainedM * pred.leaderPace) / 1000);
+    }
+  }
   return h ?? anchorInt(name, row, ctx) ?? 0;
 }
 
@@ -633,6 +834,7 @@ export function decodeCompactDelta(
   rows: ReadonlyMap<number, LeaderboardRow>,
   newestFix: (runnerId: number) => TrailPoint | undefined,
   clockStartedAt: string | null = null,
+  line: CourseLine | null = null,
 ): LiveUpdate {
   const atMs = Date.parse(d.At);
   const ctx: Ctx = { atMs, startMs: clockStartedAt === null ? null : Date.parse(clockStartedAt) };
@@ -647,21 +849,38 @@ export function decodeCompactDelta(
     return newest.get(id);
   };
   const F = d.F ?? [];
+  const I = d.I ?? 0;
   let id = 0;
-  for (let i = 0; i < F.length;) {
+  // The patched rows' fixes first (in their order), then the other runners' with their RunnerId.
+  const patchedIds = d.P.map((p) => (id += p[0] as number));
+  let i = 0;
+  /** A fix against the course point of its row's distance: placed once the row's distance is decoded. */
+  const onCourse = new Map<number, { at: number; t: number; dLat: number; dLon: number }>();
+  const readFixes = (runnerId: number, count: number) => {
+    const n = Math.abs(count);
+    for (let j = 0; j < n; j++, i += 3) {
+      const ref = refOf(runnerId);
+      const t = fixTimeRef(ref, I, base) + Math.round(F[i] * 1000);
+      if (count < 0 && j === n - 1) {
+        onCourse.set(runnerId, { at: Fixes.length, t, dLat: F[i + 1], dLon: F[i + 2] });
+        Fixes.push([runnerId, t, 0, 0]);
+        if (!ref || t > ref[0]) newest.set(runnerId, [t, NaN, NaN]);
+        continue;
+      }
+      const f: FixRef = [t, (ref?.[1] ?? 0) + F[i + 1], (ref?.[2] ?? 0) + F[i + 2]];
+      Fixes.push([runnerId, f[0], f[1] / LATLON, f[2] / LATLON]);
+      if (!ref || f[0] > ref[0]) newest.set(runnerId, f);
+    }
+  };
+  for (const runnerId of patchedIds) {
+    if (i >= F.length) break;
+    readFixes(runnerId, F[i++]);
+  }
+  for (id = 0; i < F.length;) {
     id += F[i];
     const n = F[i + 1];
     i += 2;
-    for (let j = 0; j < n; j++, i += 3) {
-      const ref = refOf(id);
-      const f: FixRef = [
-        base + Math.round(F[i] * 1000),
-        (ref?.[1] ?? 0) + F[i + 1],
-        (ref?.[2] ?? 0) + F[i + 2],
-      ];
-      Fixes.push([id, f[0], f[1] / LATLON, f[2] / LATLON]);
-      if (!ref || f[0] > ref[0]) newest.set(id, f);
-    }
+    readFixes(id, n);
   }
 
   const pairs = (list: readonly (number | null)[] | undefined) => {
@@ -684,17 +903,29 @@ export function decodeCompactDelta(
     const mask = p[1] as number;
     const prev = rows.get(id) as Record<string, unknown> | undefined;
     const row: Record<string, unknown> = { ...(prev ?? {}), RunnerId: id };
-    if (hasBit(mask, FIX_BIT)) {
-      const f = refOf(id);
-      if (f) {
-        row.LastPingTime = new Date(f[0]).toISOString();
-        row.Latitude = f[1] / LATLON;
-        row.Longitude = f[2] / LATLON;
+    // Once the row's distance is decoded: its fix placed against the course, then what the row takes from its fix.
+    const placeFix = () => {
+      const c = onCourse.get(id);
+      if (c && line && row.DistanceKm != null) {
+        const p = pointOnLine(line, Math.round((row.DistanceKm as number) * 1000));
+        const f: FixRef = [c.t, p[0] + c.dLat, p[1] + c.dLon];
+        Fixes[c.at] = [id, f[0], f[1] / LATLON, f[2] / LATLON];
+        if (newest.get(id)?.[0] === c.t) newest.set(id, f);
       }
-    }
+      if (hasBit(mask, FIX_BIT)) {
+        const f = refOf(id);
+        if (f) {
+          row.LastPingTime = new Date(f[0]).toISOString();
+          row.Latitude = f[1] / LATLON;
+          row.Longitude = f[2] / LATLON;
+        }
+      }
+    };
     const nullMask = nulls.get(id) ?? 0;
+    const pred: Prediction = { dtMs: predictionDt(prev?.LastPingTime, refOf(id)?.[0]), leaderPace: d.LP };
     let k = 2;
     FIELDS.forEach(([name, kind, scale], i) => {
+      if (i === 1) placeFix(); // DistanceKm (field 0) is decoded
       if (name === FROM_FIX) return;
       if (hasBit(nullMask, i)) return void (row[name] = null);
       if (!hasBit(mask, i)) {
@@ -712,7 +943,8 @@ export function decodeCompactDelta(
         return void (row[name] = (impliedPercent(row.DistanceKm as number, d.C) + (v as number)) / scale);
       if (name === 'Rank') return void (row.Rank = 0); // ranked: the rank is worked out below
       if (!isNumeric(kind)) return void (row[name] = kind === 'bool' ? v === 1 : v);
-      const n = back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx);
+      const n =
+        back(kind, v as number) + reference(name, kind, scale, prev?.[name], row, d.L, ctx, prev, pred);
       row[name] = fromInt(kind, scale, n, ctx);
     });
     for (const i of undef.get(id) ?? []) delete row[FIELDS[i!][0]];
@@ -723,6 +955,10 @@ export function decodeCompactDelta(
   const view = new Map(rows);
   for (const row of Rows) view.set(row.RunnerId, row);
   const ranks = inferRanks(view.values(), d.P.length > 0);
+  for (let i = 0, jid = 0; d.J && i + 1 < d.J.length; i += 2) {
+    jid += d.J[i];
+    ranks.set(jid, (ranks.get(jid) ?? 0) + d.J[i + 1]);
+  }
   for (const [runnerId, [rank]] of pairs(d.K)) ranks.set(runnerId, rank);
   const patched = new Set<number>();
   for (const row of Rows) {

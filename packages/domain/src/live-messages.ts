@@ -174,6 +174,11 @@ export const liveCompactSnapshotSchema = z.object({
    * every point but the newest to 1e-4° and the whole second (about GPS noise), the newest exact (1e-5°, ms).
    */
   Trails: z.array(z.array(z.number())),
+  /**
+   * The course for placing fixes (`courseLine` in live-codec.ts): [length in m, its line's points as 1e-5° deltas …];
+   * absent without a course.
+   */
+  Line: z.array(z.number().int()).optional(),
 });
 export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 
@@ -194,10 +199,20 @@ export const liveCompactDeltaSchema = z.object({
    * [RunnerId, Rank or null, …].
    */
   K: z.array(z.number().int().nullable()).optional(),
+  /** Ranks off the one the viewer works out, as [RunnerId − previous, Rank − that rank, …] (K: where either is null). */
+  J: z.array(z.number().int()).optional(),
   /** The course's length (m): a patched row's Percent is implied when it is its DistanceKm's share of it. */
   C: z.number().optional(),
-  /** New fixes: [RunnerId − previous, count, then per fix: time, Δlat, Δlon against the runner's newest fix …]. */
+  /**
+   * New fixes: per patched row, in P's order, [count, then per fix: time, Δlat, Δlon against the runner's newest
+   * fix …] (a count < 0: the last fix's Δlat, Δlon are against the snapshot Line's point at the row's distance), then for other runners [RunnerId − previous, count, fixes …]; a time in seconds from that newest fix's
+   * time + I (from the message's time, whole second, for a runner with none held).
+   */
   F: z.array(z.number()).optional(),
+  /** The fixes' commonest interval (s) since each runner's newest fix held; 0 when absent. */
+  I: z.number().int().optional(),
+  /** The leader's pace (s/km): a patched row's GapSeconds travels as its difference from the gap it predicts. */
+  LP: z.number().int().optional(),
 });
 export type LiveCompactDelta = z.infer<typeof liveCompactDeltaSchema>;
 

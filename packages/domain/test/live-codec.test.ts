@@ -4,11 +4,14 @@ import {
   compactBaseline,
   compactTrail,
   compactView,
+  courseLine,
   decodeCompactDelta,
   decodeCompactSnapshot,
   encodeCompactDelta,
   encodeCompactSnapshot,
+  encodeCourseLine,
   liveCompactDeltaSchema,
+  pointOnLine,
   liveCompactSnapshotSchema,
   type LeaderboardRow,
   type LiveUpdate,
@@ -150,9 +153,19 @@ describe('compact live codec', () => {
         server.map((r) => [r.RunnerId, randomTrail(random, Math.floor(random() * 4))]),
       );
       const baseline = compactBaseline(server, serverTrails);
-      const snap = decodeCompactSnapshot(
-        JSON.parse(JSON.stringify(encodeCompactSnapshot(meta, server, serverTrails, AT))),
+      // A winding course through the area the random fixes fall in: some of them lie nearer its point.
+      const points = Array.from({ length: 40 }, (_, i): [number, number] => [
+        46 + (i % 2 ? 0.1 : 0) * random(),
+        7 + i / 400,
+      ]);
+      const wireSnap = JSON.parse(
+        JSON.stringify(
+          encodeCompactSnapshot(meta, server, serverTrails, AT, encodeCourseLine(points, COURSE_M)),
+        ),
       );
+      const line = courseLine(liveCompactSnapshotSchema.parse(wireSnap).Line);
+      expect(line).not.toBeNull();
+      const snap = decodeCompactSnapshot(wireSnap);
       const rows = new Map(snap.Rows.map((r) => [r.RunnerId, r]));
       const trails = new Map(snap.Trails.map((t) => [t.RunnerId, t.Trail]));
       let at = AT;
@@ -183,6 +196,16 @@ describe('compact live codec', () => {
               ElapsedSeconds: random() < 0.6 ? Math.round((at - START) / 1000) : (r.ElapsedSeconds ?? 0) + 30,
             };
           }
+          if (x < 0.3) {
+            // A late fix alone (older than the newest): the row does not change, the fix travels on its own.
+            const last = serverTrails.get(r.RunnerId)?.at(-1);
+            if (last) {
+              const late: TrailPoint = [last[0] - 20_000, last[1] - 0.0002, last[2] + 0.0001];
+              fixes.push([r.RunnerId, ...late]);
+              serverTrails.set(r.RunnerId, [late, ...serverTrails.get(r.RunnerId)!]);
+            }
+            return r;
+          }
           if (x < 0.35) return { ...randomRow(random, r.RunnerId, r.Rank) };
           if (x < 0.45) return { ...r, ElapsedSeconds: (r.ElapsedSeconds ?? 0) + 5, GapKm: 1.5 }; // clock only
           return r;
@@ -196,14 +219,14 @@ describe('compact live codec', () => {
           order.splice(j, 0, moved);
         }
         server = order.map((r, i) => ({ ...r, Rank: random() < 0.05 ? null : random() < 0.1 ? i : i + 1 }));
-        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at, START, COURSE_M);
+        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at, START, COURSE_M, line);
         if (delta) {
           const wire = JSON.parse(JSON.stringify(delta));
           expect(liveCompactDeltaSchema.parse(wire)).toEqual(wire);
           apply(
             rows,
             trails,
-            decodeCompactDelta(wire, rows, (id) => trails.get(id)?.at(-1), meta.ClockStartedAt),
+            decodeCompactDelta(wire, rows, (id) => trails.get(id)?.at(-1), meta.ClockStartedAt, line),
           );
         }
         // The viewer holds exactly the baseline, whose watched fields are the server's now.
@@ -238,10 +261,20 @@ describe('compact live codec', () => {
       GapKm: i * 0.5,
     }));
 
+  /** A row's last ping and position as its trail's newest point. */
+  const newestOf = (r: LeaderboardRow) => {
+    const last = trailsOf.get(r.RunnerId)!.at(-1)!;
+    return { LastPingTime: new Date(last[0]).toISOString(), Latitude: last[1], Longitude: last[2] };
+  };
+  let trailsOf = new Map<number, TrailPoint[]>();
+
   it('sends nothing when nothing changed, and a moved runner as a few numbers', () => {
     const random = seededRandom(5);
-    const rows = rankedRows(random);
-    const trails = new Map(rows.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    // Runner 11 keeps a pace of 6:40 min/km: 375 m in 150 s.
+    const ranked = rankedRows(random);
+    const trails = new Map(ranked.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    trailsOf = trails;
+    const rows = ranked.map((x) => (x.RunnerId === 11 ? { ...x, PaceSecondsPerKm: 400, ...newestOf(x) } : x));
     const baseline = compactBaseline(rows, trails);
     expect(encodeCompactDelta(baseline, rows, [], 1, AT)).toBeNull();
     const r = rows[10];
@@ -258,11 +291,110 @@ describe('compact live codec', () => {
     };
     const next = rows.map((x) => (x === r ? moved : x));
     const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, lat, last[2]]], 2, AT + 5000);
-    // [id, mask, distance in metres]; the position and time are the fix's, the gap in km the leader's distance less
-    // the runner's; no rank moved.
-    expect(delta?.P).toEqual([[r.RunnerId, 1 + 2 ** 6, 375]]);
+    // [id, mask, distance in metres off the pace's prediction]; the position and time are the fix's, the gap in
+    // km the leader's distance less the runner's; no rank moved. The fix: its time as the interval I after the
+    // newest held (0 off it), its position as the move.
+    expect(delta?.P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
     expect(delta?.K).toBeUndefined();
-    expect(delta?.F).toEqual([r.RunnerId, 1, (t - (AT + 5000 - 250)) / 1000, 300, 0]);
+    expect(delta?.I).toBe(150);
+    expect(delta?.F).toEqual([1, 0, 300, 0]);
+    const u = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
+      new Map(rows.map((x) => [x.RunnerId, compactView(x)])),
+      (id) => trails.get(id)!.at(-1),
+    );
+    expect(u.Rows).toEqual([compactView(moved)]);
+    expect(u.Fixes).toEqual([[r.RunnerId, t, Math.round(lat * 1e5) / 1e5, last[2]]]);
+  });
+
+  it("sends a runner's newest fix as its offset from the course point of its distance (off the course: its move)", () => {
+    const random = seededRandom(9);
+    // An L-shaped course: 0.05° north, then 0.05° east (about 5.6 + 3.9 km).
+    const points: [number, number][] = [];
+    for (let i = 0; i <= 50; i++) points.push([46 + i / 1000, 7]);
+    for (let i = 1; i <= 50; i++) points.push([46.05, 7 + i / 1000]);
+    const line = courseLine(encodeCourseLine(points, 9432))!;
+    expect(pointOnLine(line, 0)).toEqual([4_600_000, 700_000]);
+    expect(pointOnLine(line, 9432)).toEqual([4_605_000, 705_000]);
+    const ranked = rankedRows(random).slice(0, 3);
+    const trails = new Map(ranked.map((r) => [r.RunnerId, randomTrail(random, 2)]));
+    trailsOf = trails;
+    const rows = ranked.map((x) => ({ ...x, ...newestOf(x) }));
+    const baseline = compactBaseline(rows, trails);
+    const [a, b] = rows;
+    const t = AT + 60_000;
+    // a: 4 m east and 3 m north of the course at 7.25 km (on its eastward leg); b: 1 km off it, at its last fix.
+    const p = pointOnLine(line, 7250);
+    const fa: [number, number] = [(p[0] + 3) / 1e5, (p[1] + 5) / 1e5];
+    const lastB = trails.get(b.RunnerId)!.at(-1)!;
+    const fb: [number, number] = [lastB[1] + 0.00002, lastB[2]];
+    const next = rows.map((x) =>
+      x === a
+        ? {
+            ...x,
+            DistanceKm: 7.25,
+            LastPingTime: new Date(t).toISOString(),
+            Latitude: fa[0],
+            Longitude: fa[1],
+          }
+        : x === b
+          ? {
+              ...x,
+              DistanceKm: 1,
+              LastPingTime: new Date(t).toISOString(),
+              Latitude: fb[0],
+              Longitude: fb[1],
+            }
+          : x,
+    );
+    const fixes: [number, number, number, number][] = [
+      [a.RunnerId, t, ...fa],
+      [b.RunnerId, t, ...fb],
+    ];
+    const delta = encodeCompactDelta(baseline, next, fixes, 2, t + 2000, null, null, line)!;
+    const wire = liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta)));
+    // a's count −1: against the course; b's 1: its move from its newest fix (2 × 1e-5° north).
+    const times = (id: number) => (t - (trails.get(id)!.at(-1)![0] + (delta.I ?? 0) * 1000)) / 1000;
+    expect(wire.F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
+    const held = new Map(rows.map((x) => [x.RunnerId, compactView(x)]));
+    const u = decodeCompactDelta(wire, held, (id) => trails.get(id)!.at(-1), null, line);
+    expect(u.Fixes).toEqual(
+      fixes.map(([id, ft, lat, lon]) => [id, ft, Math.round(lat * 1e5) / 1e5, Math.round(lon * 1e5) / 1e5]),
+    );
+    expect(u.Rows).toEqual([compactView(next[0]), compactView(next[1])]);
+  });
+
+  it("sends a gap in seconds as its difference from the one the leader's pace predicts", () => {
+    const random = seededRandom(8);
+    // The leader at 5:00 min/km; runner 21 at 7:30 min/km, 20 minutes behind.
+    const ranked = rankedRows(random);
+    const trails = new Map(ranked.map((r) => [r.RunnerId, randomTrail(random, 3)]));
+    trailsOf = trails;
+    const rows = ranked.map((x) =>
+      x.RunnerId === 1
+        ? { ...x, PaceSecondsPerKm: 300 }
+        : x.RunnerId === 21
+          ? { ...x, PaceSecondsPerKm: 450, GapSeconds: 1200, ...newestOf(x) }
+          : x,
+    );
+    const baseline = compactBaseline(rows, trails);
+    const r = rows[20];
+    const last = trails.get(r.RunnerId)!.at(-1)!;
+    // 180 s later, 400 m further (the pace predicts 400 m): the leader took 120 s there, so the gap grows by 60 s;
+    // it grew by 63 s.
+    const t = Date.parse(r.LastPingTime!) + 180_000;
+    const moved = { ...r, DistanceKm: r.DistanceKm + 0.4, GapKm: r.GapKm - 0.4, GapSeconds: 1263 };
+    Object.assign(moved, { LastPingTime: new Date(t).toISOString(), Latitude: last[1], Longitude: last[2] });
+    const next = rows.map((x) => (x === r ? moved : x));
+    const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, last[1], last[2]]], 2, t + 3000)!;
+    expect(delta.LP).toBe(300);
+    expect(delta.P).toEqual([[r.RunnerId, 1 + 2 ** 3 + 2 ** 6, 0, 3]]);
+    const u = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
+      new Map(rows.map((x) => [x.RunnerId, compactView(x)])),
+      (id) => trails.get(id)!.at(-1),
+    );
+    expect(u.Rows).toEqual([compactView(moved)]);
   });
 
   it('sends no rank for a runner passing others: the viewer ranks by distance (the domain ranking)', () => {
@@ -303,6 +435,9 @@ describe('compact live codec', () => {
     for (const x of u2.Rows) ranks.set(x.RunnerId, x.Rank);
     for (const [id, rank] of u2.Ranks) ranks.set(id, rank);
     expect([ranks.get(1), ranks.get(2)]).toEqual([2, 1]);
+    // As ranks one off the ones worked out (1 would be first, 2 second), in RunnerId order.
+    expect(d2.J).toEqual([1, 1, 1, -1]);
+    expect(d2.K).toBeUndefined();
   });
 
   it("sends no percentage that is the distance's share of the course, and one that is not", () => {

@@ -1,13 +1,18 @@
 import {
   compactBaseline,
+  courseLine,
   encodeCompactDelta,
   encodeCompactSnapshot,
+  encodeCourseLine,
   type CompactBaseline,
+  type CourseLine,
   type TrailPoint,
 } from '@racebeacon/domain';
+import { courseTrack } from './course-track';
 import type { RaceEntry } from './race-cache';
 import type { RaceLive } from './race-live';
 import { parseEventId, watermarkOf } from './resume';
+import { DeflateChain } from './sse-compression';
 import { encodeSseMessage } from './sse-hub';
 import { SNAPSHOT_TRAIL } from './sse-messages';
 
@@ -36,6 +41,10 @@ interface CompactState {
   snapshot: { seq: number; message: Buffer } | null;
   timer: NodeJS.Timeout | null;
   lastFlush: number;
+  /** The deltas deflated in one context for gzip viewers (sse-compression.ts). */
+  chain: DeflateChain;
+  /** The course as the snapshot sends it (the map's line, to 1e-5°) and as the codec places fixes on it. */
+  line: { flat: number[]; course: CourseLine } | null;
 }
 
 const states = new WeakMap<RaceLive, CompactState>();
@@ -58,10 +67,21 @@ function stateOf(entry: RaceEntry, now: number): CompactState {
       snapshot: null,
       timer: null,
       lastFlush: 0,
+      chain: new DeflateChain(),
+      line: lineOf(entry.live),
     };
     states.set(entry.live, st);
   }
   return st;
+}
+
+/** The course line the viewers get in the snapshot: the live map's (course-track.ts), whose points they hold. */
+function lineOf(live: RaceLive): CompactState['line'] {
+  const track = courseTrack(live.course);
+  if (!track.HasCourse) return null;
+  const flat = encodeCourseLine(track.Line, live.course!.lengthM);
+  const course = courseLine(flat);
+  return course ? { flat, course } : null;
 }
 
 function trailMap(live: RaceLive): Map<number, TrailPoint[]> {
@@ -104,11 +124,13 @@ export function compactUpdateMessage(entry: RaceEntry, now: number): Buffer | nu
     now,
     entry.live.race.clockStartedAt?.getTime() ?? null,
     entry.live.course?.lengthM ?? null,
+    st.line?.course ?? null,
   );
   st.pending = [];
   if (!delta) return null;
   st.seq++;
   const message = encodeSseMessage('delta', JSON.stringify(delta), eventId(entry, st.seq));
+  st.chain.add(message);
   st.ring.push({ seq: st.seq, message });
   if (st.ring.length > RING) st.ring.shift();
   return message;
@@ -134,6 +156,7 @@ export function compactSnapshotMessage(entry: RaceEntry, now: number): Buffer {
     rows,
     trailMap(live),
     now,
+    st.line?.flat,
   );
   const message = encodeSseMessage('snap', JSON.stringify(snapshot), eventId(entry, st.seq));
   st.snapshot = { seq: st.seq, message };

@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { LeaderboardRow } from '@racebeacon/domain/live';
-import { applySnapshot, applyUpdate, MAX_TRAIL, sortRows, type LiveState } from './live-store';
+import {
+  compactBaseline,
+  courseLine,
+  encodeCompactDelta,
+  encodeCompactSnapshot,
+  encodeCourseLine,
+  pointOnLine,
+  type LeaderboardRow,
+} from '@racebeacon/domain/live';
+import {
+  applyCompactDelta,
+  applyCompactSnapshot,
+  applySnapshot,
+  applyUpdate,
+  MAX_TRAIL,
+  sortRows,
+  type LiveState,
+} from './live-store';
 
 const row = (RunnerId: number, Rank: number | null, DistanceKm: number | null): LeaderboardRow => ({
   Rank,
@@ -161,3 +177,52 @@ function snapshotMsg() {
     Trails: [],
   };
 }
+
+describe('the compact stream (?v=2)', () => {
+  it("keeps the snapshot's course line and places a delta's fix on it as the server encoded it", () => {
+    // A straight course north from 46°, 7°, 5 km; runner 1 at 2 km with its newest fix 3 × 1e-5° east of the course.
+    const points: [number, number][] = Array.from({ length: 46 }, (_, i) => [46 + i / 1000, 7]);
+    const line = encodeCourseLine(points, 5000);
+    const at = Date.parse('2026-06-01T08:00:00Z');
+    const held = {
+      ...row(1, 1, 2),
+      LastPingTime: new Date(at - 150_000).toISOString(),
+      Latitude: 46.018,
+      Longitude: 7,
+    };
+    const trails = new Map([[1, [[at - 150_000, 46.018, 7] as [number, number, number]]]]);
+    const snap = encodeCompactSnapshot(
+      { Seq: 1, RaceId: 1, ClockStartedAt: null, ClockStoppedAt: null, HasCourse: true },
+      [held],
+      trails,
+      at,
+      line,
+    );
+    const state = applyCompactSnapshot(JSON.parse(JSON.stringify(snap)), 0);
+    expect(state.courseLine).toEqual(courseLine(line));
+    const [lat, lon] = pointOnLine(courseLine(line)!, 2400);
+    const fix: [number, number, number, number] = [1, at, lat / 1e5, (lon + 3) / 1e5];
+    const moved = {
+      ...held,
+      DistanceKm: 2.4,
+      LastPingTime: new Date(at).toISOString(),
+      Latitude: fix[2],
+      Longitude: fix[3],
+    };
+    const delta = encodeCompactDelta(
+      compactBaseline([held], trails),
+      [moved],
+      [fix],
+      2,
+      at + 5000,
+      null,
+      null,
+      courseLine(line),
+    )!;
+    expect(delta.F?.[0]).toBe(-1); // against the course
+    const next = applyCompactDelta(state, JSON.parse(JSON.stringify(delta)), 1);
+    expect(next.rows.get(1)).toMatchObject({ DistanceKm: 2.4, Latitude: fix[2], Longitude: fix[3] });
+    expect(next.trails.get(1)?.at(-1)).toEqual([at, fix[2], fix[3]]);
+    expect(next.courseLine).toBe(state.courseLine);
+  });
+});

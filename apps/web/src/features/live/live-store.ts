@@ -1,6 +1,8 @@
 import {
+  courseLine,
   decodeCompactDelta,
   decodeCompactSnapshot,
+  type CourseLine,
   type LeaderboardRow,
   type LiveCompactDelta,
   type LiveCompactSnapshot,
@@ -22,6 +24,8 @@ export interface LiveState {
   clockStoppedAt: string | null;
   /** Server clock minus browser clock, from the newest message's send time (see live-clock). */
   serverOffsetMs: number;
+  /** The compact stream's course line (its snapshot's): the deltas place fixes on it. */
+  courseLine?: CourseLine | null;
 }
 
 export const emptyLiveState: LiveState = {
@@ -104,13 +108,19 @@ export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): 
  * held), so the board and map are the same.
  */
 export function applyCompactSnapshot(msg: LiveCompactSnapshot, now: number, prev?: LiveState): LiveState {
-  return applySnapshot(decodeCompactSnapshot(msg), now, prev);
+  return { ...applySnapshot(decodeCompactSnapshot(msg), now, prev), courseLine: courseLine(msg.Line) };
 }
 
 export function applyCompactDelta(state: LiveState, msg: LiveCompactDelta, now: number): LiveState {
   return applyUpdate(
     state,
-    decodeCompactDelta(msg, state.rows, (id) => state.trails.get(id)?.at(-1), state.clockStartedAt),
+    decodeCompactDelta(
+      msg,
+      state.rows,
+      (id) => state.trails.get(id)?.at(-1),
+      state.clockStartedAt,
+      state.courseLine ?? null,
+    ),
     now,
   );
 }
