@@ -73,6 +73,22 @@ describe.each(dbKinds)('course API (%s)', (kind) => {
     expect(map.body).toContain('0.44 km');
     expect(map.body).toContain('100 m climb');
     expect(map.body).not.toMatch(/<script/i);
+    expect(map.body).toContain('<html lang="en">');
+
+    // In the reader's language: ?lang= first, else Accept-Language (numbers by Intl for it), else English.
+    const fr = await call(t, 'GET', `${pathOf(c.MapUrl)}&lang=fr`, { headers: { 'accept-language': 'de' } });
+    expect(fr.body).toContain('<html lang="fr">');
+    expect(fr.body).toContain('0,44 km · 100 m de montée');
+    expect(fr.body).toContain('Télécharger le GPX');
+    const de = await call(t, 'GET', pathOf(c.MapUrl), { headers: { 'accept-language': 'nl, de-DE;q=0.8' } });
+    expect(de.body).toContain('<html lang="de">');
+    expect(de.body).toContain('100 m Aufstieg');
+    expect(de.headers.vary).toMatch(/accept-language/i);
+    const other = await call(t, 'GET', `${pathOf(c.MapUrl)}&lang=xx`, {
+      headers: { 'accept-language': 'ja' },
+    });
+    expect(other.body).toContain('<html lang="en">');
+    expect((await call(t, 'GET', `${pathOf(c.MapUrl)}&lang=${'x'.repeat(36)}`)).statusCode).toBe(400);
 
     const bare = pathOf(c.MapUrl).split('?')[0];
     expect((await call(t, 'GET', bare)).statusCode).toBe(404);

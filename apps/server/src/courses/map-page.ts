@@ -1,8 +1,12 @@
 import { cumulativeDistances, type CoursePoint } from '@racebeacon/domain';
+import type { Language } from '../lib/language';
+import { COURSE_MAP_TEXTS, type CourseMapTexts } from './map-texts';
 
 /**
  * The course map page behind Course.MapUrl: one self-contained HTML document with the course drawn as inline SVG.
  * No tiles, no scripts, no external requests, so it works offline, behind strict firewalls and with a strict CSP.
+ * In the reader's language (`?lang=`, else Accept-Language, else English; the words in `map-texts.ts`), numbers by
+ * Intl for its locale.
  */
 
 export interface CourseMapInput {
@@ -16,6 +20,15 @@ export interface CourseMapInput {
   waypoints: readonly { name: string; lat: number; lon: number }[];
   gpxUrl: string;
   geoJsonUrl: string;
+  language: Language;
+  locale: string;
+}
+
+/** Numbers for the page's locale: whole metres ("1,234") and kilometres with two decimals ("12.50"). */
+function numbers(locale: string) {
+  const whole = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
+  const km = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return { m: (v: number) => whole.format(Math.round(v)), km: (metres: number) => km.format(metres / 1000) };
 }
 
 /** The page's stylesheet, inline: the Content-Security-Policy (platform/security-headers.ts) allows it by hash. */
@@ -83,11 +96,12 @@ export function renderCourseMapHtml(input: CourseMapInput): string {
     })
     .join('');
 
-  const km = (input.lengthM / 1000).toFixed(2);
-  const stats = `${km} km · ${Math.round(input.climbM)} m climb · ${Math.round(input.descentM)} m descent`;
+  const t = COURSE_MAP_TEXTS[input.language];
+  const n = numbers(input.locale);
+  const stats = t.stats(n.km(input.lengthM), n.m(input.climbM), n.m(input.descentM));
 
   return `<!doctype html>
-<html lang="en">
+<html lang="${input.language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -98,17 +112,17 @@ export function renderCourseMapHtml(input: CourseMapInput): string {
 <h1>${esc(input.title)}</h1>
 <p class="stats">${esc(stats)}</p>
 <figure>
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Course map of ${esc(input.title)}">
+<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(t.mapLabel(input.title))}">
 <polyline class="course" points="${line}"/>
 ${waypoints}
-<circle class="finish" cx="${fx}" cy="${fy}" r="6"><title>Finish</title></circle>
-<circle class="start" cx="${sx}" cy="${sy}" r="9"><title>Start</title></circle>
+<circle class="finish" cx="${fx}" cy="${fy}" r="6"><title>${esc(t.finish)}</title></circle>
+<circle class="start" cx="${sx}" cy="${sy}" r="9"><title>${esc(t.start)}</title></circle>
 ${scaleBar(scale, (input.points[0][1] + last[1]) / 2)}
 </svg>
-<figcaption>Green ring: start · black: finish · blue: waypoints. North is up.</figcaption>
+<figcaption>${esc(t.legend)}</figcaption>
 </figure>
-${elevationProfile(input)}
-<p><a href="${esc(input.gpxUrl)}">Download GPX</a> · <a href="${esc(input.geoJsonUrl)}">Download GeoJSON</a></p>
+${elevationProfile(input, t, n)}
+<p><a href="${esc(input.gpxUrl)}">${esc(t.downloadGpx)}</a> · <a href="${esc(input.geoJsonUrl)}">${esc(t.downloadGeoJson)}</a></p>
 </body>
 </html>
 `;
@@ -127,7 +141,7 @@ function scaleBar(scale: number, lat: number): string {
   return `<g class="scale"><path d="M${PAD},${y - 5} V${y} H${PAD + px} V${y - 5}" fill="none" stroke="#1b1f24" stroke-width="2"/><text x="${PAD + px + 6}" y="${y}" font-size="12">${label}</text></g>`;
 }
 
-function elevationProfile(input: CourseMapInput): string {
+function elevationProfile(input: CourseMapInput, t: CourseMapTexts, n: ReturnType<typeof numbers>): string {
   if (!input.hasElevation) return '';
   const cum = cumulativeDistances(input.points);
   const samples = thin(
@@ -146,9 +160,9 @@ function elevationProfile(input: CourseMapInput): string {
     `${Math.round((d / total) * W * 10) / 10},${Math.round((PH - 10 - ((e - lo) / (hi - lo)) * (PH - 20)) * 10) / 10}`;
   const path = `0,${PH} ${samples.map((s) => pt(s[0], s[1])).join(' ')} ${W},${PH}`;
   return `<figure>
-<svg viewBox="0 0 ${W} ${PH}" role="img" aria-label="Elevation profile from ${Math.round(lo)} m to ${Math.round(hi)} m">
+<svg viewBox="0 0 ${W} ${PH}" role="img" aria-label="${esc(t.profileLabel(n.m(lo), n.m(hi)))}">
 <polygon class="profile" points="${path}"/>
 </svg>
-<figcaption>Elevation ${Math.round(lo)}–${Math.round(hi)} m over ${(total / 1000).toFixed(2)} km</figcaption>
+<figcaption>${esc(t.profileCaption(n.m(lo), n.m(hi), n.km(total)))}</figcaption>
 </figure>`;
 }

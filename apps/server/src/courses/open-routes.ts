@@ -2,11 +2,22 @@ import type { CoursePoint } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { courseSchema, raceIdParams } from '../lib/http-schemas';
+import { pickLanguage } from '../lib/language';
 import { renderCourseMapHtml } from './map-page';
+import { COURSE_MAP_TEXTS } from './map-texts';
 import { courseGeoJson, courseGpx, type CourseService } from './service';
 
 const keyQuery = z.object({
   key: z.string().max(100).optional().describe('Link key, needed only while the race is unapproved'),
+});
+const mapQuery = keyQuery.extend({
+  lang: z
+    .string()
+    .max(35)
+    .optional()
+    .describe(
+      'Language of the page: en, fr, es, de or it; without it (or another value) the Accept-Language header, else English',
+    ),
 });
 
 /**
@@ -40,7 +51,7 @@ const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
         tags,
         summary: 'The course drawn on a self-contained HTML page (inline SVG, no tiles or scripts)',
         params: raceIdParams,
-        querystring: keyQuery,
+        querystring: mapQuery,
         produces: ['text/html'],
       },
     },
@@ -48,9 +59,10 @@ const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
       const { raceId } = request.params;
       const row = await courses.getCourseForLink(raceId, request.query.key);
       const q = request.query.key ? `?key=${encodeURIComponent(request.query.key)}` : '';
+      const { language, locale } = pickLanguage(request.query.lang, request.headers['accept-language']);
       const html = renderCourseMapHtml({
         productName: app.config.PRODUCT_NAME,
-        title: row.name ?? `Course of race ${raceId}`,
+        title: row.name ?? COURSE_MAP_TEXTS[language].courseOf(raceId),
         lengthM: row.lengthM,
         climbM: row.climbM,
         descentM: row.descentM,
@@ -59,12 +71,15 @@ const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
         waypoints: row.geometry.waypoints,
         gpxUrl: `${app.config.publicUrl}/api/open/course/${raceId}/course.gpx${q}`,
         geoJsonUrl: `${app.config.publicUrl}/api/open/course/${raceId}/course.geojson${q}`,
+        language,
+        locale,
       });
       return reply
         .type('text/html; charset=utf-8')
         .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-cache')
+        .header('vary', 'Accept-Language')
         .send(html);
     },
   );

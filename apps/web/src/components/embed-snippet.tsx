@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { paths } from '../lib/paths';
-import { t, useI18n } from '../i18n';
+import { inLanguage, t, useI18n } from '../i18n';
 import { RichText } from '../i18n/rich-text';
 
 const VIEWS = [
@@ -90,7 +90,7 @@ export function EmbedSnippet({ raceId, raceName }: { raceId: number; raceName: s
           {t('share.preview')}
         </a>{' '}
         ·{' '}
-        <a href={`${paths.raceText(raceId)}?lang=${language}`} hrefLang={language}>
+        <a href={inLanguage(paths.raceText(raceId))} hrefLang={language}>
           {t('share.textView')}
         </a>{' '}
         {t('share.weakSignal')}

@@ -11,6 +11,7 @@ import {
   formatPercent,
 } from './format';
 import { formatLocaleFor, pickLanguage } from './settings';
+import { inLanguage, setLanguage } from '.';
 
 describe('dates and minutes per locale', () => {
   it('writes a calendar date out, the day as given', () => {
@@ -70,5 +71,20 @@ describe('language choice', () => {
     expect(formatLocaleFor('en', ['en-GB', 'de'])).toBe('en-GB');
     expect(formatLocaleFor('de', ['en-GB', 'de-AT'])).toBe('de-AT');
     expect(formatLocaleFor('fr', ['en-GB'])).toBe('fr');
+  });
+});
+
+describe('server pages in the app language', () => {
+  it('adds ?lang= to an absolute or a relative address, keeping its query', async () => {
+    expect(inLanguage('/race/7/text')).toBe('/race/7/text?lang=en');
+    await setLanguage('fr');
+    try {
+      expect(inLanguage('/race/7/text')).toBe('/race/7/text?lang=fr');
+      expect(inLanguage('https://track.example.org/courses/7/map?key=abc')).toBe(
+        'https://track.example.org/courses/7/map?key=abc&lang=fr',
+      );
+    } finally {
+      await setLanguage('en');
+    }
   });
 });

@@ -137,6 +137,17 @@ export async function setLanguage(language: Language): Promise<void> {
   await apply(language);
 }
 
+/**
+ * A server-rendered page's address (the text view, the course map) in the app's current language: `?lang=` added
+ * (a relative address stays relative).
+ */
+export function inLanguage(url: string): string {
+  const base = 'http://relative.invalid';
+  const u = new URL(url, base);
+  u.searchParams.set('lang', current.language);
+  return u.origin === base && !url.startsWith(base) ? `${u.pathname}${u.search}${u.hash}` : u.href;
+}
+
 /** The current units; a component calling it renders again when they change. */
 export function useUnits() {
   return useSyncExternalStore(subscribeUnits, () => current.units);

@@ -4,7 +4,7 @@ import { formatLength, formatHeight } from '../../i18n/format';
 import { ALERT, CONFIRM, confirmed } from '../../lib/confirm';
 import { courseApi } from './api';
 import { failureMessage, FormError } from '../../components/form-error';
-import { useI18n } from '../../i18n';
+import { inLanguage, useI18n } from '../../i18n';
 
 /** The course: a map link with length and climb; the owner uploads a GPX file or deletes the course. */
 export function CourseSection({
@@ -71,7 +71,12 @@ export function CourseSection({
             )}
           </dl>
           <p className="course-links">
-            <a href={course.MapUrl} target="_blank" rel="noopener noreferrer" className="btn btn-secondary">
+            <a
+              href={inLanguage(course.MapUrl)}
+              target="_blank"
+              rel="noopener noreferrer"
+              className="btn btn-secondary"
+            >
               {t('course.viewMap')}
               <span className="visually-hidden">{t('course.newTab')}</span>
             </a>

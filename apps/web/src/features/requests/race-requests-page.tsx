@@ -5,7 +5,7 @@ import { failureMessage, FormError } from '../../components/form-error';
 import { formatDateTime } from '../../lib/format';
 import { formatLength, formatHeight } from '../../i18n/format';
 import { CONFIRM, confirmed } from '../../lib/confirm';
-import { useI18n } from '../../i18n';
+import { inLanguage, useI18n } from '../../i18n';
 import { useResource } from '../../lib/use-resource';
 import { requestsApi } from './api';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -92,7 +92,7 @@ export function RaceRequestsPage() {
                 </button>
                 {race.Course && (
                   <a
-                    href={race.Course.MapUrl}
+                    href={inLanguage(race.Course.MapUrl)}
                     target="_blank"
                     rel="noopener noreferrer"
                     className="link-muted"
