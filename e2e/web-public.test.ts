@@ -140,6 +140,8 @@ describe('signed-out visitor', () => {
     ] as const) {
       await page.locator('footer').getByRole('link', { name: link }).click();
       await page.waitForURL(`${server.url}/${shot}`);
+      // The URL changes as the lazy route's navigation commits; the page renders just after.
+      await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
       await expect(page.locator('h1').textContent()).resolves.toBe(heading);
       await expect(page.locator('.legal-effective').textContent()).resolves.toBe(
         'Effective date: October 1, 2025',
