@@ -20,7 +20,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createGunzip, deflateRawSync } from 'node:zlib';
-import { gaussian, seededRandom, type LiveCompactDelta, type LiveCompactSnapshot } from '@racebeacon/domain';
+import {
+  compactDeltaRows,
+  gaussian,
+  seededRandom,
+  type LiveCompactDelta,
+  type LiveCompactSnapshot,
+} from '@racebeacon/domain';
 import { buildApp } from '../apps/server/src/app';
 import { loadConfig } from '../apps/server/src/config';
 import { openDatabase } from '../apps/server/src/db/client';
@@ -182,25 +188,40 @@ function describeCompactSnapshot(text: string) {
   );
 }
 
-/** What the compact deltas of a cycle are made of. */
+/** What the compact deltas of a cycle are made of (each part deflated on its own, so only roughly). */
 function describeCompactDeltas(text: string) {
   const deltas = compactMessages(text, 'delta') as LiveCompactDelta[];
-  const sum = (f: (d: LiveCompactDelta) => unknown) =>
-    deltas.reduce((n, d) => n + (f(d) === undefined ? 0 : JSON.stringify(f(d)).length), 0);
-  const patches = deltas.reduce((n, d) => n + d.P.length, 0);
+  const rows = deltas.map(compactDeltaRows);
+  const part = (f: (d: LiveCompactDelta) => unknown) =>
+    deflated(deltas.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));
+  const patches = rows.reduce((n, r) => n + r.P.length, 0);
   const fixes = deltas.reduce((n, d) => n + (d.F?.length ?? 0), 0);
   console.log(
-    `  compact deltas: ${deltas.length} messages, ${patches} row patches (${kb(sum((d) => d.P))} as text), ` +
-      `fixes ${kb(sum((d) => d.F))} as text (${fixes} numbers), nulls ${kb(sum((d) => d.Null))}, ` +
-      `ranks set ${kb(sum((d) => d.K))}; deflated alone: patches ${kb(deflated(deltas.map((d) => JSON.stringify(d.P)).join('')))}, ` +
-      `fixes ${kb(deflated(deltas.map((d) => JSON.stringify(d.F ?? [])).join('')))}`,
+    `  compact deltas: ${deltas.length} messages, ${patches} row patches, ${fixes} numbers of fixes; deflated alone: ` +
+      `patches ${kb(part((d) => d.P))} (RunnerIds ${kb(part((d) => d.P[0]))}, masks ${kb(part((d) => d.P[1]))}), ` +
+      `fixes ${kb(part((d) => d.F))}, ranks off ${kb(part((d) => [d.J, d.K]))}, the rest ` +
+      `${kb(part((d) => ({ ...d, P: undefined, F: undefined, J: undefined, K: undefined })))}`,
   );
   const bits = new Map<number, number>();
-  for (const d of deltas)
-    for (const p of d.P)
+  for (const r of rows)
+    for (const p of r.P)
       for (let i = 0; i < 40; i++)
         if (Math.floor((p[1] as number) / 2 ** i) % 2) bits.set(i, (bits.get(i) ?? 0) + 1);
   console.log(`  patched field bits (bit: count): ${[...bits].map(([b, n]) => `${b}:${n}`).join(' ')}`);
+  const columns = new Map<number, number>();
+  for (const d of deltas) {
+    const used = [
+      ...new Set(
+        (d.P[1] ?? []).flatMap((m) =>
+          [...Array(40).keys()].filter((i) => i !== 6 && Math.floor((m as number) / 2 ** i) % 2),
+        ),
+      ),
+    ].sort((a, b) => a - b);
+    used.forEach((b, k) => columns.set(b, (columns.get(b) ?? 0) + deflated(JSON.stringify(d.P[2 + k]))));
+  }
+  console.log(
+    `  patch columns deflated alone (bit: KB): ${[...columns].map(([b, n]) => `${b}:${(n / 1024).toFixed(1)}`).join(' ')}`,
+  );
 }
 
 /**

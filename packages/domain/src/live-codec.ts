@@ -721,7 +721,7 @@ export function encodeCompactDelta(
   return {
     Seq: seq,
     At: new Date(atMs).toISOString(),
-    P,
+    P: patchColumns(P),
     ...(Undef.length ? { Undef } : {}),
     ...(Null.length ? { Null } : {}),
     ...(L !== undefined ? { L } : {}),
@@ -730,8 +730,80 @@ export function encodeCompactDelta(
     ...(C !== undefined && P.length ? { C } : {}),
     ...(K.length ? { K } : {}),
     ...(J.length ? { J } : {}),
-    ...(F.length ? { F } : {}),
+    ...(F.length ? { F: fixColumns(F, P.length) } : {}),
   };
+}
+
+/*
+ * On the wire, patches and fixes go in columns (like values next to like: deflate codes them in fewer bits):
+ * P = [RunnerId deltas, masks, then per field bit set in any mask (ascending, the fix bit aside) its values in row
+ * order]; F = [the patched rows' counts, then their fixes' times, Δlats, Δlons, then the other runners as before].
+ * The codec works on rows ([RunnerId delta, mask, values…]) and the fixes interleaved; these convert.
+ */
+
+const bitsOf = (mask: number) => {
+  const out: number[] = [];
+  for (let i = 0; i < FIELDS.length; i++) if (i !== FIX_BIT && hasBit(mask, i)) out.push(i);
+  return out;
+};
+
+function patchColumns(rows: readonly (number | string | null)[][]): (number | string | null)[][] {
+  if (!rows.length) return [];
+  const columns = new Map<number, (number | string | null)[]>();
+  for (const row of rows)
+    bitsOf(row[1] as number).forEach((b, k) => {
+      let c = columns.get(b);
+      if (!c) columns.set(b, (c = []));
+      c.push(row[2 + k]);
+    });
+  const used = [...columns].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
+  return [rows.map((r) => r[0]), rows.map((r) => r[1]), ...used];
+}
+
+function patchRows(columns: readonly (number | string | null)[][]): (number | string | null)[][] {
+  if (!columns.length) return [];
+  const [ids, masks] = columns;
+  const used = [...new Set(masks.flatMap((m) => bitsOf(m as number)))].sort((a, b) => a - b);
+  const next = new Map(used.map((b) => [b, 0]));
+  const column = new Map(used.map((b, k) => [b, columns[2 + k] ?? []]));
+  return ids.map((id, r) => [
+    id,
+    masks[r],
+    ...bitsOf(masks[r] as number).map((b) => {
+      const k = next.get(b)!;
+      next.set(b, k + 1);
+      return column.get(b)![k];
+    }),
+  ]);
+}
+
+function fixColumns(F: readonly number[], patched: number): number[] {
+  const counts: number[] = [];
+  const cols: number[][] = [[], [], []];
+  let i = 0;
+  for (let r = 0; r < patched && i < F.length; r++) {
+    const n = F[i++];
+    counts.push(n);
+    for (let j = 0; j < Math.abs(n); j++, i += 3) cols.forEach((c, k) => c.push(F[i + k]));
+  }
+  return [...counts, ...cols[0], ...cols[1], ...cols[2], ...F.slice(i)];
+}
+
+function fixRows(F: readonly number[], patched: number): number[] {
+  const n = Math.min(patched, F.length);
+  const m = F.slice(0, n).reduce((a, c) => a + Math.abs(c), 0);
+  const out: number[] = [];
+  for (let r = 0, j = 0; r < n; r++) {
+    out.push(F[r]);
+    for (let q = 0; q < Math.abs(F[r]); q++, j++) out.push(F[n + j], F[n + m + j], F[n + 2 * m + j]);
+  }
+  return [...out, ...F.slice(n + 3 * m)];
+}
+
+/** A delta's patches as rows ([RunnerId − previous, mask, values…]) and its fixes interleaved, as the codec reads them. */
+export function compactDeltaRows(d: LiveCompactDelta): { P: (number | string | null)[][]; F: number[] } {
+  const P = patchRows(d.P);
+  return { P, F: fixRows(d.F ?? [], P.length) };
 }
 
 /**
@@ -848,11 +920,11 @@ export function decodeCompactDelta(
     }
     return newest.get(id);
   };
-  const F = d.F ?? [];
+  const { P, F } = compactDeltaRows(d);
   const I = d.I ?? 0;
   let id = 0;
   // The patched rows' fixes first (in their order), then the other runners' with their RunnerId.
-  const patchedIds = d.P.map((p) => (id += p[0] as number));
+  const patchedIds = P.map((p) => (id += p[0] as number));
   let i = 0;
   /** A fix against the course point of its row's distance: placed once the row's distance is decoded. */
   const onCourse = new Map<number, { at: number; t: number; dLat: number; dLon: number }>();
@@ -898,7 +970,7 @@ export function decodeCompactDelta(
     nulls.set((nid += d.Null[i]), d.Null[i + 1]);
   const Rows: LeaderboardRow[] = [];
   id = 0;
-  for (const p of d.P) {
+  for (const p of P) {
     id += p[0] as number;
     const mask = p[1] as number;
     const prev = rows.get(id) as Record<string, unknown> | undefined;
@@ -954,7 +1026,7 @@ export function decodeCompactDelta(
   // Every rank from the rows the viewer now holds, then the ones sent outright.
   const view = new Map(rows);
   for (const row of Rows) view.set(row.RunnerId, row);
-  const ranks = inferRanks(view.values(), d.P.length > 0);
+  const ranks = inferRanks(view.values(), P.length > 0);
   for (let i = 0, jid = 0; d.J && i + 1 < d.J.length; i += 2) {
     jid += d.J[i];
     ranks.set(jid, (ranks.get(jid) ?? 0) + d.J[i + 1]);

@@ -186,7 +186,10 @@ export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 export const liveCompactDeltaSchema = z.object({
   Seq: z.number().int(),
   At: z.string(),
-  /** Patched rows: [RunnerId − previous patched RunnerId, field bit mask, one value per bit set …] (nulls in Null). */
+  /**
+   * Patched rows in columns: [[RunnerId − previous …], [field bit mask …], then for each field bit set in any mask
+   * (ascending) the values of the rows that have it] (nulls in Null; `compactDeltaRows` gives them as rows).
+   */
   P: z.array(z.array(compactValue)),
   /** [RunnerId, field index, …]: fields a patched row no longer has. */
   Undef: z.array(z.number().int()).optional(),
@@ -204,9 +207,11 @@ export const liveCompactDeltaSchema = z.object({
   /** The course's length (m): a patched row's Percent is implied when it is its DistanceKm's share of it. */
   C: z.number().optional(),
   /**
-   * New fixes: per patched row, in P's order, [count, then per fix: time, Δlat, Δlon against the runner's newest
-   * fix …] (a count < 0: the last fix's Δlat, Δlon are against the snapshot Line's point at the row's distance), then for other runners [RunnerId − previous, count, fixes …]; a time in seconds from that newest fix's
-   * time + I (from the message's time, whole second, for a runner with none held).
+   * New fixes: per patched row, in P's order, its count of fixes, then the times of those fixes, then their Δlats,
+   * then their Δlons (columns), each against the runner's newest fix (a count < 0: the last fix's Δlat, Δlon are
+   * against the snapshot Line's point at the row's distance); then for other runners [RunnerId − previous, count,
+   * then per fix time, Δlat, Δlon …]. A time in seconds from that newest fix's time + I (from the message's time,
+   * whole second, for a runner with none held).
    */
   F: z.array(z.number()).optional(),
   /** The fixes' commonest interval (s) since each runner's newest fix held; 0 when absent. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../src/course';
 import {
   compactBaseline,
+  compactDeltaRows,
   compactTrail,
   compactView,
   courseLine,
@@ -294,10 +295,13 @@ describe('compact live codec', () => {
     // [id, mask, distance in metres off the pace's prediction]; the position and time are the fix's, the gap in
     // km the leader's distance less the runner's; no rank moved. The fix: its time as the interval I after the
     // newest held (0 off it), its position as the move.
-    expect(delta?.P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
+    expect(compactDeltaRows(delta!).P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
+    // On the wire in columns: RunnerIds, masks, then one column per field (distance).
+    expect(delta?.P).toEqual([[r.RunnerId], [1 + 2 ** 6], [0]]);
     expect(delta?.K).toBeUndefined();
     expect(delta?.I).toBe(150);
     expect(delta?.F).toEqual([1, 0, 300, 0]);
+    expect(compactDeltaRows(delta!).F).toEqual([1, 0, 300, 0]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
       new Map(rows.map((x) => [x.RunnerId, compactView(x)])),
@@ -355,7 +359,9 @@ describe('compact live codec', () => {
     const wire = liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta)));
     // a's count −1: against the course; b's 1: its move from its newest fix (2 × 1e-5° north).
     const times = (id: number) => (t - (trails.get(id)!.at(-1)![0] + (delta.I ?? 0) * 1000)) / 1000;
-    expect(wire.F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
+    expect(compactDeltaRows(wire).F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
+    // In columns on the wire: counts, times, Δlats, Δlons.
+    expect(wire.F).toEqual([-1, 1, times(a.RunnerId), times(b.RunnerId), 3, 2, 5, 0]);
     const held = new Map(rows.map((x) => [x.RunnerId, compactView(x)]));
     const u = decodeCompactDelta(wire, held, (id) => trails.get(id)!.at(-1), null, line);
     expect(u.Fixes).toEqual(
@@ -388,7 +394,7 @@ describe('compact live codec', () => {
     const next = rows.map((x) => (x === r ? moved : x));
     const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, last[1], last[2]]], 2, t + 3000)!;
     expect(delta.LP).toBe(300);
-    expect(delta.P).toEqual([[r.RunnerId, 1 + 2 ** 3 + 2 ** 6, 0, 3]]);
+    expect(compactDeltaRows(delta).P).toEqual([[r.RunnerId, 1 + 2 ** 3 + 2 ** 6, 0, 3]]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
       new Map(rows.map((x) => [x.RunnerId, compactView(x)])),
@@ -409,7 +415,7 @@ describe('compact live codec', () => {
       x === r ? moved : x.Rank! >= 8 && x.Rank! <= 10 ? { ...x, Rank: x.Rank! + 1 } : x,
     );
     const delta = encodeCompactDelta(baseline, next, [], 2, AT + 5000)!;
-    expect(delta.P).toEqual([[r.RunnerId, 1, 1600]]);
+    expect(compactDeltaRows(delta).P).toEqual([[r.RunnerId, 1, 1600]]);
     expect(delta.K).toBeUndefined();
     const held = new Map(rows.map((x) => [x.RunnerId, x]));
     const u = decodeCompactDelta(liveCompactDeltaSchema.parse(delta), held, (id) => trails.get(id)!.at(-1));
@@ -456,7 +462,7 @@ describe('compact live codec', () => {
     );
     const delta = encodeCompactDelta(baseline, next, [], 2, AT + 5000, null, COURSE_M)!;
     expect(delta.C).toBe(COURSE_M);
-    expect(delta.P).toEqual([
+    expect(compactDeltaRows(delta).P).toEqual([
       [a.RunnerId, 1, 200],
       [b.RunnerId - a.RunnerId, 1 + 2, 200, 999 - Math.round(pct(b.DistanceKm + 0.2) * 10)],
     ]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   compactBaseline,
+  compactDeltaRows,
   courseLine,
   encodeCompactDelta,
   encodeCompactSnapshot,
@@ -219,7 +220,7 @@ describe('the compact stream (?v=2)', () => {
       null,
       courseLine(line),
     )!;
-    expect(delta.F?.[0]).toBe(-1); // against the course
+    expect(compactDeltaRows(delta).F[0]).toBe(-1); // against the course
     const next = applyCompactDelta(state, JSON.parse(JSON.stringify(delta)), 1);
     expect(next.rows.get(1)).toMatchObject({ DistanceKm: 2.4, Latitude: fix[2], Longitude: fix[3] });
     expect(next.trails.get(1)?.at(-1)).toEqual([at, fix[2], fix[3]]);
