@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import pg from 'pg';
 import type { DbOrTx } from '../db/client';
 import { holderAt } from './attribution-repository';
 import { deviceIdOf, iso, numOrNull, refColumns, rows, type Row } from './sql';
@@ -97,6 +97,13 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
     ORDER BY j.idx`;
 }
 
+/**
+ * The batch's result columns as PostgreSQL's text (numbers converted by numOrNull): every row of a statement has the
+ * same received_at (now()), parsed once instead of into a Date per row.
+ */
+const RAW_TEXT = { getTypeParser: () => (value: string) => value };
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (v: string) => Date;
+
 const statementText = new Map<string, string>();
 const preparedText = (name: string, q: SQL) => {
   let text = statementText.get(name);
@@ -121,11 +128,21 @@ export async function storeFixes(
     const name = notify ? 'racebeacon_store_fixes_notify' : 'racebeacon_store_fixes';
     const text = preparedText(name, storeFixesQuery('[]', notify ? { channel: '', prefix: '' } : undefined));
     const values = notify ? [json, notify.channel, notify.prefix] : [json];
-    result = (await pool.query<Row>({ name, text, values })).rows;
+    result = (await pool.query<Row>({ name, text, values, types: RAW_TEXT } as pg.QueryConfig)).rows;
   } else {
     result = await rows(db, storeFixesQuery(json));
   }
   const out = new Array<StoredRow>(result.length);
+  let lastRaw: unknown = null;
+  let lastIso: string | null = null;
+  const receivedIso = (v: unknown): string | null => {
+    if (v === null || v === undefined) return null;
+    if (v !== lastRaw) {
+      lastRaw = v;
+      lastIso = iso(typeof v === 'string' && pool ? parseTimestamptz(v) : v);
+    }
+    return lastIso;
+  };
   for (let i = 0; i < result.length; i++) {
     const row = result[i];
     out[i] = {
@@ -134,7 +151,7 @@ export async function storeFixes(
       positionId: numOrNull(row.position_id),
       raceId: numOrNull(row.race_id),
       runnerId: numOrNull(row.runner_id),
-      receivedAt: row.received_at ? iso(row.received_at) : null,
+      receivedAt: receivedIso(row.received_at),
     };
   }
   return out;

@@ -76,8 +76,14 @@ export class IngestService {
     const device = credential ?? batch.fixes[0]?.device ?? batch.batteryOnly[0]?.device;
     const n = fixes.length + batteries.length;
     if (device && n) limiter.check(source, rateKey(device), n);
-    const outcomes = await Promise.all(fixes.map((f) => pipeline.store(f)));
-    const batteryOutcomes = await Promise.all(batteries.map((r) => pipeline.recordBattery(r)));
+    // One fix (a phone's ping, nearly every request): no arrays of promises.
+    const outcomes =
+      fixes.length === 1
+        ? [await pipeline.store(fixes[0])]
+        : await Promise.all(fixes.map((f) => pipeline.store(f)));
+    const batteryOutcomes = batteries.length
+      ? await Promise.all(batteries.map((r) => pipeline.recordBattery(r)))
+      : [];
     let alerts = 0;
     for (const a of batch.alerts) if (await pipeline.recordAlert(a)) alerts++;
     let unknownDevice =
