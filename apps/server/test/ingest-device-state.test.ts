@@ -93,6 +93,21 @@ describe.each(dbKinds)('device newest-fix columns, written off the acknowledgeme
     await writer.close();
   });
 
+  it('a graceful stop gives up on a flush that cannot finish (database away) instead of hanging', async () => {
+    const warned: string[] = [];
+    const stuck = { execute: () => new Promise(() => undefined) } as never;
+    const writer = new DeviceStateWriter({
+      db: stuck,
+      log: { warn: (m: string) => warned.push(m) } as never,
+      flushMs: 60_000,
+    });
+    writer.note({ deviceId: 1, t: Date.now(), lat: 46, lon: 7, batteryPercent: null, batteryState: null });
+    const started = Date.now();
+    await writer.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(warned).toEqual(['device last-ping update still unwritten at stop: given up']);
+  });
+
   it('over HTTP: the fix is stored when answered; the device row follows with the newest of the pings', async () => {
     const dev = await addDevice(t.app);
     const ping = (ts: number, batt?: number) =>

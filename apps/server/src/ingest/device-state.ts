@@ -21,6 +21,8 @@ import { rows } from './sql';
  * last-ping freshness — never a fix: the positions rows are stored.
  */
 export const FLUSH_MS = 1000;
+/** The longest a graceful stop waits for the last flush. */
+const CLOSE_WAIT_MS = 2000;
 
 export interface DeviceFixState {
   deviceId: number;
@@ -105,12 +107,25 @@ export class DeviceStateWriter {
     await this.running;
   }
 
-  /** Stops the timer and writes what is pending (graceful stop). */
+  /**
+   * Stops the timer and writes what is pending (graceful stop), waiting at most CLOSE_WAIT_MS: with the database
+   * away a stop must not wait for the pool's connection timeout; what is then not written is what a crash loses.
+   */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flush();
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => {
+        timeout = setTimeout(() => {
+          this.opts.log.warn('device last-ping update still unwritten at stop: given up');
+          resolve();
+        }, CLOSE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timeout);
   }
 
   private async write(batch: Map<number, DeviceFixState>): Promise<void> {
