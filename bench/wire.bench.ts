@@ -6,7 +6,9 @@
  *    lazy chunks (live panel, map, Leaflet), the race, the course-track, and the live data — both the REST reads
  *    the issue names (leaderboard, positions) and the SSE snapshot the web app actually opens. Budget: 350 KB.
  * 2. One 2.5-minute update cycle per viewer over the live stream: every runner's tracker pings once (real OsmAnd
- *    HTTP pings spread over the cycle), the bytes one SSE viewer receives. Budget: 15 KB.
+ *    HTTP pings spread over the cycle), the bytes one SSE viewer receives in one cycle's time, after a first cycle
+ *    not measured (the trackers at their steady interval). Budget: 15 KB. Also what deflating the compact deltas in
+ *    one context costs the server (CPU per message, once per race).
  *
  * Each file and answer is printed beside the same request without Accept-Encoding (what it cost before
  * compression); the live data of the first view and the update cycle beside the first stream (before: the whole
@@ -42,6 +44,11 @@ const RACE_ELAPSED_MS = 2 * 3600_000;
 const CYCLE_MS = Number(process.env.WIRE_CYCLE_S ?? 150) * 1000;
 const FIRST_VIEW_BUDGET = 350 * 1024;
 const CYCLE_BUDGET = 15 * 1024;
+/**
+ * The compact stream's cycle measured by this bench (steady cycle) on the codec before its predictions, fixes placed
+ * on the course, packed columns and deflate context (commit 9385162), for the printout's before/after.
+ */
+const COMPACT_CYCLE_BEFORE = 31.8 * 1024;
 /** What Chromium sends. */
 const BROWSER_ENCODING = 'gzip, deflate, br, zstd';
 
@@ -195,9 +202,19 @@ function describeCompactDeltas(text: string) {
   const part = (f: (d: LiveCompactDelta) => unknown) =>
     deflated(deltas.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));
   const patches = rows.reduce((n, r) => n + r.P.length, 0);
-  const fixes = deltas.reduce((n, d) => n + (d.F?.length ?? 0), 0);
+  // Fixes: per patched row its count (< 0: placed on the course), then the other runners' [id, count, 3 per fix].
+  let fixes = 0;
+  for (const r of rows) {
+    let i = 0;
+    for (let k = 0; k < r.P.length && i < r.F.length; k++) {
+      const n = Math.abs(r.F[i]);
+      fixes += n;
+      i += 1 + 3 * n;
+    }
+    for (; i + 1 < r.F.length; i += 2 + 3 * r.F[i + 1]) fixes += r.F[i + 1];
+  }
   console.log(
-    `  compact deltas: ${deltas.length} messages, ${patches} row patches, ${fixes} numbers of fixes; deflated alone: ` +
+    `  compact deltas: ${deltas.length} messages, ${patches} row patches, ${fixes} fixes; deflated alone: ` +
       `patches ${kb(part((d) => d.P))} (RunnerIds ${kb(part((d) => d.P[0]))}, masks ${kb(part((d) => d.P[1]))}), ` +
       `fixes ${kb(part((d) => d.F))}, ranks off ${kb(part((d) => [d.J, d.K]))}, the rest ` +
       `${kb(part((d) => ({ ...d, P: undefined, F: undefined, J: undefined, K: undefined })))}`,
@@ -209,16 +226,16 @@ function describeCompactDeltas(text: string) {
         if (Math.floor((p[1] as number) / 2 ** i) % 2) bits.set(i, (bits.get(i) ?? 0) + 1);
   console.log(`  patched field bits (bit: count): ${[...bits].map(([b, n]) => `${b}:${n}`).join(' ')}`);
   const columns = new Map<number, number>();
-  for (const d of deltas) {
+  deltas.forEach((d, q) => {
     const used = [
       ...new Set(
-        (d.P[1] ?? []).flatMap((m) =>
-          [...Array(40).keys()].filter((i) => i !== 6 && Math.floor((m as number) / 2 ** i) % 2),
+        rows[q].P.flatMap((p) =>
+          [...Array(40).keys()].filter((i) => i !== 6 && Math.floor((p[1] as number) / 2 ** i) % 2),
         ),
       ),
     ].sort((a, b) => a - b);
     used.forEach((b, k) => columns.set(b, (columns.get(b) ?? 0) + deflated(JSON.stringify(d.P[2 + k]))));
-  }
+  });
   console.log(
     `  patch columns deflated alone (bit: KB): ${[...columns].map(([b, n]) => `${b}:${(n / 1024).toFixed(1)}`).join(' ')}`,
   );
@@ -446,6 +463,10 @@ export default async function wireBench() {
         `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=2, gzip) ` +
         `${kb(cycleCompact)} (${(cycleGzip / cycleCompact).toFixed(1)}× less than gzip); ` +
         `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleCompact, CYCLE_BUDGET)}`,
+    );
+    console.log(
+      `  compact stream per cycle: before its predictions, fixes on the course, packed columns and deflate context ` +
+        `${kb(COMPACT_CYCLE_BEFORE)} (this bench, commit 9385162) → ${kb(cycleCompact)} now`,
     );
   } finally {
     await app.close();

@@ -19,7 +19,11 @@ import type {
  * are not sent at all: the viewer ranks the rows it holds as the domain's leaderboard does (finish time, then
  * distance) and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's
  * distance less the row's and a percentage that is the distance's share of the course are implied, like an elapsed
- * time that is the race clock's; fixes as differences from the runner's newest fix.
+ * time that is the race clock's; fixes as differences from the runner's newest fix. What the viewer can predict from
+ * what it holds travels as the difference from that prediction (`reference`: a distance from the pace, a gap in
+ * seconds from the leader's pace, a fix's time from the runner's interval); a patched row's newest fix as its offset
+ * from the course point of the row's distance (`CourseLine`). On the wire, patches and fixes go in packed columns
+ * (`patchColumns`, `fixColumns`; `compactDeltaRows` reads them back as rows).
  *
  * The server keeps a `CompactBaseline`: each row exactly as its viewers hold it, and each runner's newest fix sent.
  * The encoder patches a row when a field watched for viewers changed (the same fields that re-send a row on the
@@ -737,9 +741,37 @@ export function encodeCompactDelta(
 /*
  * On the wire, patches and fixes go in columns (like values next to like: deflate codes them in fewer bits):
  * P = [RunnerId deltas, masks, then per field bit set in any mask (ascending, the fix bit aside) its values in row
- * order]; F = [the patched rows' counts, then their fixes' times, Δlats, Δlons, then the other runners as before].
- * The codec works on rows ([RunnerId delta, mask, values…]) and the fixes interleaved; these convert.
+ * order]; F = [the patched rows' counts, their fixes' times, Δlats, Δlons, then the other runners as before]. A
+ * column of integers is packed as a string, one character per value from −32 to 31 (most values here: the offsets
+ * are metres, seconds, minutes), `!base36!` for any other; the masks as indexes into the message's masks (the
+ * commonest first) after them. The codec works on rows ([RunnerId delta, mask, values…]) and the fixes interleaved;
+ * these convert.
  */
+
+const PACK = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Integers as one character each (−32…31; others as !base36!); a column with anything else stays as it is. */
+function pack<T>(values: readonly T[]): string | T[] {
+  if (!values.every((v) => Number.isInteger(v))) return [...values];
+  return (values as readonly number[])
+    .map((v) => (v >= -32 && v < 32 ? PACK[v + 32] : `!${v.toString(36)}!`))
+    .join('');
+}
+
+function unpack<T>(column: string | readonly T[]): (T | number)[] {
+  if (typeof column !== 'string') return [...column];
+  const out: number[] = [];
+  for (let i = 0; i < column.length; i++) {
+    if (column[i] !== '!') {
+      out.push(PACK.indexOf(column[i]) - 32);
+      continue;
+    }
+    const end = column.indexOf('!', i + 1);
+    out.push(parseInt(column.slice(i + 1, end), 36));
+    i = end;
+  }
+  return out;
+}
 
 const bitsOf = (mask: number) => {
   const out: number[] = [];
@@ -747,7 +779,9 @@ const bitsOf = (mask: number) => {
   return out;
 };
 
-function patchColumns(rows: readonly (number | string | null)[][]): (number | string | null)[][] {
+type WireColumn = string | (number | string | null)[];
+
+function patchColumns(rows: readonly (number | string | null)[][]): WireColumn[] {
   if (!rows.length) return [];
   const columns = new Map<number, (number | string | null)[]>();
   for (const row of rows)
@@ -756,20 +790,28 @@ function patchColumns(rows: readonly (number | string | null)[][]): (number | st
       if (!c) columns.set(b, (c = []));
       c.push(row[2 + k]);
     });
-  const used = [...columns].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
-  return [rows.map((r) => r[0]), rows.map((r) => r[1]), ...used];
+  const masks = rows.map((r) => r[1] as number);
+  const count = new Map<number, number>();
+  for (const m of masks) count.set(m, (count.get(m) ?? 0) + 1);
+  const palette = [...count].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([m]) => m);
+  const index = new Map(palette.map((m, i) => [m, i]));
+  const used = [...columns].sort((a, b) => a[0] - b[0]).map(([, c]) => pack(c));
+  const indexes = pack(masks.map((m) => index.get(m)!)) as string; // integers: always a string
+  return [pack(rows.map((r) => r[0])), [indexes, ...palette], ...used];
 }
 
-function patchRows(columns: readonly (number | string | null)[][]): (number | string | null)[][] {
+function patchRows(columns: readonly WireColumn[]): (number | string | null)[][] {
   if (!columns.length) return [];
-  const [ids, masks] = columns;
-  const used = [...new Set(masks.flatMap((m) => bitsOf(m as number)))].sort((a, b) => a - b);
+  const ids = unpack(columns[0]);
+  const [indexes, ...palette] = columns[1] as (string | number)[];
+  const masks = unpack(indexes as string).map((k) => palette[k as number] as number);
+  const used = [...new Set(masks.flatMap(bitsOf))].sort((a, b) => a - b);
   const next = new Map(used.map((b) => [b, 0]));
-  const column = new Map(used.map((b, k) => [b, columns[2 + k] ?? []]));
+  const column = new Map(used.map((b, k) => [b, unpack(columns[2 + k] ?? [])]));
   return ids.map((id, r) => [
     id,
     masks[r],
-    ...bitsOf(masks[r] as number).map((b) => {
+    ...bitsOf(masks[r]).map((b) => {
       const k = next.get(b)!;
       next.set(b, k + 1);
       return column.get(b)![k];
@@ -777,7 +819,9 @@ function patchRows(columns: readonly (number | string | null)[][]): (number | st
   ]);
 }
 
-function fixColumns(F: readonly number[], patched: number): number[] {
+type FixWire = (number | string | number[])[];
+
+function fixColumns(F: readonly number[], patched: number): FixWire {
   const counts: number[] = [];
   const cols: number[][] = [[], [], []];
   let i = 0;
@@ -786,18 +830,18 @@ function fixColumns(F: readonly number[], patched: number): number[] {
     counts.push(n);
     for (let j = 0; j < Math.abs(n); j++, i += 3) cols.forEach((c, k) => c.push(F[i + k]));
   }
-  return [...counts, ...cols[0], ...cols[1], ...cols[2], ...F.slice(i)];
+  return [pack(counts), ...cols.map((c) => pack(c)), ...F.slice(i)];
 }
 
-function fixRows(F: readonly number[], patched: number): number[] {
-  const n = Math.min(patched, F.length);
-  const m = F.slice(0, n).reduce((a, c) => a + Math.abs(c), 0);
+function fixRows(wire: FixWire, patched: number): number[] {
+  if (!wire.length) return [];
+  const [counts, times, lats, lons] = wire.slice(0, 4).map((c) => unpack(c as string | number[]) as number[]);
   const out: number[] = [];
-  for (let r = 0, j = 0; r < n; r++) {
-    out.push(F[r]);
-    for (let q = 0; q < Math.abs(F[r]); q++, j++) out.push(F[n + j], F[n + m + j], F[n + 2 * m + j]);
+  for (let r = 0, j = 0; r < Math.min(patched, counts.length); r++) {
+    out.push(counts[r]);
+    for (let q = 0; q < Math.abs(counts[r]); q++, j++) out.push(times[j], lats[j], lons[j]);
   }
-  return [...out, ...F.slice(n + 3 * m)];
+  return [...out, ...(wire.slice(4) as number[])];
 }
 
 /** A delta's patches as rows ([RunnerId − previous, mask, values…]) and its fixes interleaved, as the codec reads them. */

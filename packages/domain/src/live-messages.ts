@@ -188,9 +188,11 @@ export const liveCompactDeltaSchema = z.object({
   At: z.string(),
   /**
    * Patched rows in columns: [[RunnerId − previous …], [field bit mask …], then for each field bit set in any mask
-   * (ascending) the values of the rows that have it] (nulls in Null; `compactDeltaRows` gives them as rows).
+   * (ascending) the values of the rows that have it] (nulls in Null; `compactDeltaRows` gives them as rows). A column
+   * of integers is a string of one character per value (`pack` in live-codec.ts); the masks are
+   * [indexes, …the message's masks].
    */
-  P: z.array(z.array(compactValue)),
+  P: z.array(z.union([z.string(), z.array(compactValue)])),
   /** [RunnerId, field index, …]: fields a patched row no longer has. */
   Undef: z.array(z.number().int()).optional(),
   /** [RunnerId − previous, bit mask, …]: fields of patched rows that became null. */
@@ -207,13 +209,13 @@ export const liveCompactDeltaSchema = z.object({
   /** The course's length (m): a patched row's Percent is implied when it is its DistanceKm's share of it. */
   C: z.number().optional(),
   /**
-   * New fixes: per patched row, in P's order, its count of fixes, then the times of those fixes, then their Δlats,
-   * then their Δlons (columns), each against the runner's newest fix (a count < 0: the last fix's Δlat, Δlon are
-   * against the snapshot Line's point at the row's distance); then for other runners [RunnerId − previous, count,
-   * then per fix time, Δlat, Δlon …]. A time in seconds from that newest fix's time + I (from the message's time,
-   * whole second, for a runner with none held).
+   * New fixes: [the patched rows' counts of fixes (in P's order), those fixes' times, their Δlats, their Δlons (four
+   * columns, packed like P's), then for other runners RunnerId − previous, count, then per fix time, Δlat, Δlon …],
+   * each against the runner's newest fix (a count < 0: the last fix's Δlat, Δlon are against the snapshot Line's
+   * point at the row's distance). A time in seconds from that newest fix's time + I (from the message's time, whole
+   * second, for a runner with none held).
    */
-  F: z.array(z.number()).optional(),
+  F: z.array(z.union([z.number(), z.string(), z.array(z.number())])).optional(),
   /** The fixes' commonest interval (s) since each runner's newest fix held; 0 when absent. */
   I: z.number().int().optional(),
   /** The leader's pace (s/km): a patched row's GapSeconds travels as its difference from the gap it predicts. */

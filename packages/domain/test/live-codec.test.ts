@@ -296,11 +296,12 @@ describe('compact live codec', () => {
     // km the leader's distance less the runner's; no rank moved. The fix: its time as the interval I after the
     // newest held (0 off it), its position as the move.
     expect(compactDeltaRows(delta!).P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
-    // On the wire in columns: RunnerIds, masks, then one column per field (distance).
-    expect(delta?.P).toEqual([[r.RunnerId], [1 + 2 ** 6], [0]]);
+    // On the wire in columns: RunnerIds, masks (indexes into the message's masks), one column per field (distance),
+    // integers packed one character each (0 is 'g', 11 'r').
+    expect(delta?.P).toEqual(['r', ['g', 1 + 2 ** 6], 'g']);
     expect(delta?.K).toBeUndefined();
     expect(delta?.I).toBe(150);
-    expect(delta?.F).toEqual([1, 0, 300, 0]);
+    expect(delta?.F).toEqual(['h', 'g', '!8c!', 'g']); // count 1, time 0, Δlat 300 (base 36), Δlon 0
     expect(compactDeltaRows(delta!).F).toEqual([1, 0, 300, 0]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
@@ -360,8 +361,8 @@ describe('compact live codec', () => {
     // a's count −1: against the course; b's 1: its move from its newest fix (2 × 1e-5° north).
     const times = (id: number) => (t - (trails.get(id)!.at(-1)![0] + (delta.I ?? 0) * 1000)) / 1000;
     expect(compactDeltaRows(wire).F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
-    // In columns on the wire: counts, times, Δlats, Δlons.
-    expect(wire.F).toEqual([-1, 1, times(a.RunnerId), times(b.RunnerId), 3, 2, 5, 0]);
+    // In columns on the wire: counts, times, Δlats, Δlons (packed: −1 is 'f', 1 'h').
+    expect(wire.F).toEqual(['fh', expect.anything(), 'ji', 'lg']);
     const held = new Map(rows.map((x) => [x.RunnerId, compactView(x)]));
     const u = decodeCompactDelta(wire, held, (id) => trails.get(id)!.at(-1), null, line);
     expect(u.Fixes).toEqual(
