@@ -923,9 +923,9 @@ function reference(
     return L - Math.round((row.DistanceKm as number) * 1000);
   const h = held === null || held === undefined ? null : toInt(kind, scale, held, ctx);
   if (h !== null && pred.dtMs > 0) {
-    const pace = heldRow?.PaceSecondsPerKm;
-    if (name === 'DistanceKm' && typeof pace === 'number' && pace > 0)
-      return h + Math.round(pred.dtMs / pace);
+    // The pace as the viewer holds it (whole seconds; the server's baseline keeps the row as given).
+    const pace = typeof heldRow?.PaceSecondsPerKm === 'number' ? Math.round(heldRow.PaceSecondsPerKm) : 0;
+    if (name === 'DistanceKm' && pace > 0) return h + Math.round(pred.dtMs / pace);
     const d0 = heldRow?.DistanceKm;
     const d1 = row.DistanceKm;
     if (

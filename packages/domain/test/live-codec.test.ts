@@ -42,7 +42,8 @@ function randomRow(random: () => number, id: number, rank: number | null): Leade
     DistanceKm: maybe(km()),
     Percent: maybe(Math.round(random() * 1000) / 10),
     ElapsedSeconds: maybe(Math.floor(random() * 20_000)),
-    PaceSecondsPerKm: maybe(200 + Math.floor(random() * 500)),
+    // With a decimal at times: the viewer holds it whole (and predicts a distance from that).
+    PaceSecondsPerKm: maybe(200 + Math.floor(random() * 5000) / (random() < 0.5 ? 10 : 1)),
     EtaFinish: maybe(time()),
     FinishTime: maybe(time()),
     LastPingTime: maybe(time()),
@@ -275,7 +276,10 @@ describe('compact live codec', () => {
     const ranked = rankedRows(random);
     const trails = new Map(ranked.map((r) => [r.RunnerId, randomTrail(random, 3)]));
     trailsOf = trails;
-    const rows = ranked.map((x) => (x.RunnerId === 11 ? { ...x, PaceSecondsPerKm: 400, ...newestOf(x) } : x));
+    // (The server's row may hold a pace with decimals: the viewer holds it whole, and so does the prediction.)
+    const rows = ranked.map((x) =>
+      x.RunnerId === 11 ? { ...x, PaceSecondsPerKm: 400.3, ...newestOf(x) } : x,
+    );
     const baseline = compactBaseline(rows, trails);
     expect(encodeCompactDelta(baseline, rows, [], 1, AT)).toBeNull();
     const r = rows[10];
