@@ -212,75 +212,60 @@ export function compactTrail(trail: readonly TrailPoint[]): TrailPoint[] {
 // ---------------------------------------------------------------- the course
 
 /**
- * The course as the compact stream's viewers hold it (the snapshot's `Line`): its line to 1e-5° and its length, to
- * place a fix by its distance along the course (`pointOnLine`). A runner's newest fix then travels as its offset
- * from the course point of its row's distance (the GPS error and the course's side, metres) rather than its move
- * since the last fix (hundreds of metres). Server and viewer place the point with the same arithmetic (+ − × ÷ and
- * √ only, exact in every JavaScript engine), so they get the same integers.
+ * The course as the compact stream's viewers hold it (the snapshot's `Line`): points of its line to 1e-5° with their
+ * distance along the course (whole metres), to place a fix by its distance (`pointOnLine`). A runner's newest fix
+ * then travels as its offset from the course point of its row's distance (the GPS error and the side of the path,
+ * metres) rather than its move since the last fix (hundreds of metres). Server and viewer place the point with the
+ * same arithmetic on the same integers (+ − × ÷ and rounding only, exact in every JavaScript engine).
  */
 export interface CourseLine {
-  lengthM: number;
+  /** Metres along the course at each point, increasing. */
+  dist: number[];
   lat: number[];
   lon: number[];
-  /** Length along the line to each point, in 1e-5° of latitude. */
-  cum: number[];
 }
 
-/** The line for the snapshot: [course length in m, then its points as 1e-5° deltas …] (repeated points dropped). */
-export function encodeCourseLine(points: readonly (readonly [number, number])[], lengthM: number): number[] {
-  const out = [Math.round(lengthM)];
-  let [pLat, pLon] = [0, 0];
-  for (const [lat, lon] of points) {
+/**
+ * The line for the snapshot: [then per point Δmetres along the course, Δlat, Δlon in 1e-5° …] from points
+ * [lat, lon, metres along the course] in course order (a point no further along than the one before is dropped).
+ */
+export function encodeCourseLine(points: readonly (readonly [number, number, number])[]): number[] {
+  const out: number[] = [];
+  let [pDist, pLat, pLon] = [-1, 0, 0];
+  for (const [lat, lon, m] of points) {
+    const d = Math.round(m);
+    if (d <= pDist) continue;
     const [a, b] = [Math.round(lat * LATLON), Math.round(lon * LATLON)];
-    if (out.length > 1 && a === pLat && b === pLon) continue;
-    out.push(a - pLat, b - pLon);
-    [pLat, pLon] = [a, b];
+    out.push(d - Math.max(0, pDist), a - pLat, b - pLon);
+    [pDist, pLat, pLon] = [d, a, b];
   }
   return out;
 }
 
-/** cos x for |x| ≤ π/2 by its series: the same bits in every engine (Math.cos may differ in the last one). */
-function cosSeries(x: number): number {
-  const x2 = x * x;
-  return (
-    1 - (x2 / 2) * (1 - (x2 / 12) * (1 - (x2 / 30) * (1 - (x2 / 56) * (1 - (x2 / 90) * (1 - x2 / 132)))))
-  );
-}
-
-/** The snapshot's `Line` as the codec uses it; null without two distinct points or a length. */
+/** The snapshot's `Line` as the codec uses it; null without two points. */
 export function courseLine(flat: readonly number[] | undefined): CourseLine | null {
-  if (!flat || flat.length < 5 || !(flat[0] > 0)) return null;
-  const lat: number[] = [];
-  const lon: number[] = [];
-  for (let i = 1, a = 0, b = 0; i + 1 < flat.length; i += 2) {
-    lat.push((a += flat[i]));
-    lon.push((b += flat[i + 1]));
+  if (!flat || flat.length < 6) return null;
+  const line: CourseLine = { dist: [], lat: [], lon: [] };
+  for (let i = 0, d = 0, a = 0, b = 0; i + 2 < flat.length; i += 3) {
+    line.dist.push((d += flat[i]));
+    line.lat.push((a += flat[i + 1]));
+    line.lon.push((b += flat[i + 2]));
   }
-  // East–west degrees shrink with the latitude's cosine (at the line's first point: a course spans little of it).
-  const k = cosSeries(Math.min(90, Math.abs(lat[0] / LATLON)) * (Math.PI / 180));
-  const cum = [0];
-  for (let i = 1; i < lat.length; i++) {
-    const dy = lat[i] - lat[i - 1];
-    const dx = (lon[i] - lon[i - 1]) * k;
-    cum.push(cum[i - 1] + Math.sqrt(dy * dy + dx * dx));
-  }
-  return { lengthM: flat[0], lat, lon, cum };
+  return line;
 }
 
-/** The point (1e-5° integers) at `distanceM` along the course: the same share of the line's length. */
+/** The point (1e-5° integers) at `distanceM` along the course, between the two line points around it. */
 export function pointOnLine(line: CourseLine, distanceM: number): [number, number] {
-  const { cum, lat, lon } = line;
-  const total = cum[cum.length - 1];
-  const at = Math.min(total, Math.max(0, (distanceM / line.lengthM) * total));
+  const { dist, lat, lon } = line;
+  const at = Math.min(dist[dist.length - 1], Math.max(dist[0], distanceM));
   let lo = 0;
-  let hi = cum.length - 1;
+  let hi = dist.length - 1;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (cum[mid] <= at) lo = mid;
+    if (dist[mid] <= at) lo = mid;
     else hi = mid;
   }
-  const seg = cum[hi] - cum[lo];
-  const f = seg > 0 ? Math.min(1, (at - cum[lo]) / seg) : 0;
+  const f = Math.min(1, Math.max(0, (at - dist[lo]) / (dist[hi] - dist[lo])));
   return [Math.round(lat[lo] + (lat[hi] - lat[lo]) * f), Math.round(lon[lo] + (lon[hi] - lon[lo]) * f)];
 }
 

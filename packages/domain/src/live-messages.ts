@@ -175,8 +175,8 @@ export const liveCompactSnapshotSchema = z.object({
    */
   Trails: z.array(z.array(z.number())),
   /**
-   * The course for placing fixes (`courseLine` in live-codec.ts): [length in m, its line's points as 1e-5° deltas …];
-   * absent without a course.
+   * The course for placing fixes (`courseLine` in live-codec.ts): its line's points as [Δmetres along the course,
+   * Δlat, Δlon in 1e-5° …]; absent without a course.
    */
   Line: z.array(z.number().int()).optional(),
 });

@@ -156,14 +156,13 @@ describe('compact live codec', () => {
       );
       const baseline = compactBaseline(server, serverTrails);
       // A winding course through the area the random fixes fall in: some of them lie nearer its point.
-      const points = Array.from({ length: 40 }, (_, i): [number, number] => [
+      const points = Array.from({ length: 40 }, (_, i): [number, number, number] => [
         46 + (i % 2 ? 0.1 : 0) * random(),
         7 + i / 400,
+        i * 1200 + Math.floor(random() * 400),
       ]);
       const wireSnap = JSON.parse(
-        JSON.stringify(
-          encodeCompactSnapshot(meta, server, serverTrails, AT, encodeCourseLine(points, COURSE_M)),
-        ),
+        JSON.stringify(encodeCompactSnapshot(meta, server, serverTrails, AT, encodeCourseLine(points))),
       );
       const line = courseLine(liveCompactSnapshotSchema.parse(wireSnap).Line);
       expect(line).not.toBeNull();
@@ -318,13 +317,17 @@ describe('compact live codec', () => {
 
   it("sends a runner's newest fix as its offset from the course point of its distance (off the course: its move)", () => {
     const random = seededRandom(9);
-    // An L-shaped course: 0.05° north, then 0.05° east (about 5.6 + 3.9 km).
-    const points: [number, number][] = [];
-    for (let i = 0; i <= 50; i++) points.push([46 + i / 1000, 7]);
-    for (let i = 1; i <= 50; i++) points.push([46.05, 7 + i / 1000]);
-    const line = courseLine(encodeCourseLine(points, 9432))!;
+    // An L-shaped course: 0.05° north, then 0.05° east (about 5.6 + 3.9 km), with each point's distance.
+    const points: [number, number, number][] = [];
+    for (let i = 0; i <= 50; i++) points.push([46 + i / 1000, 7, i * 111.2]);
+    for (let i = 1; i <= 50; i++) points.push([46.05, 7 + i / 1000, 5560 + i * 77.3]);
+    const line = courseLine(encodeCourseLine(points))!;
     expect(pointOnLine(line, 0)).toEqual([4_600_000, 700_000]);
-    expect(pointOnLine(line, 9432)).toEqual([4_605_000, 705_000]);
+    expect(pointOnLine(line, 9425)).toEqual([4_605_000, 705_000]);
+    // Between two points, by distance: half-way along the east leg's 11th segment.
+    expect(pointOnLine(line, (Math.round(5560 + 10 * 77.3) + Math.round(5560 + 11 * 77.3)) / 2)).toEqual([
+      4_605_000, 701_050,
+    ]);
     const ranked = rankedRows(random).slice(0, 3);
     const trails = new Map(ranked.map((r) => [r.RunnerId, randomTrail(random, 2)]));
     trailsOf = trails;

@@ -8,7 +8,6 @@ import {
   type CourseLine,
   type TrailPoint,
 } from '@racebeacon/domain';
-import { courseTrack } from './course-track';
 import type { RaceEntry } from './race-cache';
 import type { RaceLive } from './race-live';
 import { parseEventId, watermarkOf } from './resume';
@@ -43,7 +42,7 @@ interface CompactState {
   lastFlush: number;
   /** The deltas deflated in one context for gzip viewers (sse-compression.ts). */
   chain: DeflateChain;
-  /** The course as the snapshot sends it (the map's line, to 1e-5°) and as the codec places fixes on it. */
+  /** The course line as the snapshot sends it (to 1e-5°, with distances) and as the codec places fixes on it. */
   line: { flat: number[]; course: CourseLine } | null;
 }
 
@@ -75,13 +74,21 @@ function stateOf(entry: RaceEntry, now: number): CompactState {
   return st;
 }
 
-/** The course line the viewers get in the snapshot: the live map's (course-track.ts), whose points they hold. */
+/** Points of the course line the snapshot carries (every few vertices, as the live map's course-track thins it). */
+const LINE_POINTS = 2000;
+
+/** The course line the viewers get in the snapshot: its vertices (at most LINE_POINTS) with their distances. */
 function lineOf(live: RaceLive): CompactState['line'] {
-  const track = courseTrack(live.course);
-  if (!track.HasCourse) return null;
-  const flat = encodeCourseLine(track.Line, live.course!.lengthM);
-  const course = courseLine(flat);
-  return course ? { flat, course } : null;
+  const course = live.course;
+  if (!course) return null;
+  const n = course.lat.length;
+  const step = Math.max(1, Math.ceil(n / LINE_POINTS));
+  const points: [number, number, number][] = [];
+  for (let i = 0; i < n; i += step) points.push([course.lat[i], course.lon[i], course.cumDist[i]]);
+  if ((n - 1) % step !== 0) points.push([course.lat[n - 1], course.lon[n - 1], course.cumDist[n - 1]]);
+  const flat = encodeCourseLine(points);
+  const line = courseLine(flat);
+  return line ? { flat, course: line } : null;
 }
 
 function trailMap(live: RaceLive): Map<number, TrailPoint[]> {

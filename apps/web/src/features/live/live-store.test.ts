@@ -182,8 +182,12 @@ function snapshotMsg() {
 describe('the compact stream (?v=2)', () => {
   it("keeps the snapshot's course line and places a delta's fix on it as the server encoded it", () => {
     // A straight course north from 46°, 7°, 5 km; runner 1 at 2 km with its newest fix 3 × 1e-5° east of the course.
-    const points: [number, number][] = Array.from({ length: 46 }, (_, i) => [46 + i / 1000, 7]);
-    const line = encodeCourseLine(points, 5000);
+    const points = Array.from({ length: 46 }, (_, i): [number, number, number] => [
+      46 + i / 1000,
+      7,
+      i * 111,
+    ]);
+    const line = encodeCourseLine(points);
     const at = Date.parse('2026-06-01T08:00:00Z');
     const held = {
       ...row(1, 1, 2),
