@@ -8,7 +8,7 @@ import type {
 } from './live-messages';
 
 /**
- * The compact live stream's codec (`…/live?v=2`), one for the server that encodes and the browser that decodes.
+ * The compact live stream's codec (`…/live?v=3`), one for the server that encodes and the browser that decodes.
  *
  * Every leaderboard field has a kind: a number in fixed units (DistanceKm in metres, Percent in tenths, positions
  * in 1e-5 degrees), an exact time (LastPingTime, FinishTime: seconds with milliseconds), a predicted time (ETAs and

@@ -142,7 +142,7 @@ export const liveUpdateSchema = z.object({
 export type LiveUpdate = z.infer<typeof liveUpdateSchema>;
 
 /*
- * The compact live stream (`…/live?v=2`, issue 15's "light on the wire"): the same leaderboard and map in a fraction
+ * The compact live stream (`…/live?v=3`, issue 15's "light on the wire"): the same leaderboard and map in a fraction
  * of the bytes. Encoded and decoded by `live-codec.ts` (one codec, server and browser); the shapes are here.
  * Numbers are integers in fixed units (metres, 1e-5 degrees, seconds, minutes), delta-coded against what the viewer
  * already holds; positions are rounded to 1e-5 degrees (about 1 m) and predicted times (ETAs and their ranges) to

@@ -16,7 +16,7 @@ import { encodeSseMessage } from './sse-hub';
 import { SNAPSHOT_TRAIL } from './sse-messages';
 
 /**
- * The compact live stream (`…/live?v=2`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
+ * The compact live stream (`…/live?v=3`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
  * the first stream (the codec and its reasons are the domain's `live-codec.ts`). Per race state, a baseline of what
  * its viewers hold; changes are coalesced for `batchMs` (15 s by default: trackers report every one to ten minutes,
  * and each message costs its own SSE and gzip framing — at 5 s a 2,500-runner race's cycle cost a sixth more),
