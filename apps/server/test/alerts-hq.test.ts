@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import type { Alert, AlertLogEntry } from '@racebeacon/domain';
+import { alertMessageEnglish, type Alert, type AlertLogEntry } from '@racebeacon/domain';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devices } from '../src/db/schema';
+import { alerts, devices } from '../src/db/schema';
 import { AlertSweepJob } from '../src/jobs/alert-sweep-job';
 import { addDevice, addRace, addRunner, assign, waitFor } from './ingest-fixtures';
 import { call } from './support/api';
@@ -74,6 +74,14 @@ describe.each(dbKinds)('race HQ alerts (%s)', (kind) => {
       Longitude: 7.93,
     });
     expect(a.Message).toContain('Fell, ankle broken');
+    // The detail as a key and its parameters too (the device's text verbatim), stored with the alert.
+    expect(a).toMatchObject({
+      Message: 'SOS sent from the device: Fell, ankle broken',
+      MessageKey: 'sos-text',
+      MessageParams: { text: 'Fell, ankle broken' },
+    });
+    const [row] = await t.app.db.select().from(alerts).where(eq(alerts.id, a.AlertId));
+    expect(row).toMatchObject({ messageKey: 'sos-text', messageParams: { text: 'Fell, ankle broken' } });
     // A second SOS message (confirm) while the first is open: the same alert, seen again.
     expect((await send(Date.now() - 30_000)).statusCode).toBe(200);
     const list = await raceAlerts(raceId);
@@ -319,6 +327,23 @@ describe.each(dbKinds)('race HQ alerts (%s)', (kind) => {
         [flat.runnerId, 'low-battery'],
       ].sort(),
     );
+    // Each with its detail as a key and parameters (ms, percent), stored, and its English made from them.
+    const first = await raceAlerts(race.raceId, token, '?state=open');
+    expect(first.find((a) => a.Kind === 'lost-signal')).toMatchObject({
+      Message: 'No fix for 4 min (expected every 1 min)',
+      MessageKey: 'lost-signal',
+      MessageParams: { silentMs: 4 * MIN, expectedMs: MIN },
+    });
+    expect(first.find((a) => a.Kind === 'low-battery')).toMatchObject({
+      Message: 'Battery 9 %',
+      MessageKey: 'battery-percent',
+      MessageParams: { percent: 9 },
+    });
+    for (const a of first) {
+      expect(alertMessageEnglish(a.MessageKey!, a.MessageParams!)).toBe(a.Message);
+      const [row] = await t.app.db.select().from(alerts).where(eq(alerts.id, a.AlertId));
+      expect([row.messageKey, row.messageParams]).toEqual([a.MessageKey, a.MessageParams]);
+    }
     await job.runOnce(); // nothing new: one alert per runner and kind
     expect(await open()).toHaveLength(2);
     clock = now - 10 * MIN; // 10 min: the SPOT too (7.5 min); the flat-battery runner silent for 7 min too
@@ -345,6 +370,20 @@ describe.each(dbKinds)('race HQ alerts (%s)', (kind) => {
     const resolved = await raceAlerts(race.raceId, token, '?state=resolved');
     expect(resolved.every((a) => a.ResolvedBy === null && a.ResolvedAt !== null)).toBe(true);
     expect(resolved).toHaveLength(3);
+  });
+
+  it('the OpenAPI document has the Alert’s MessageKey (its keys) and MessageParams, nullable', async () => {
+    const doc = await call(t, 'GET', '/api/docs/json');
+    expect(doc.statusCode).toBe(200);
+    const schemas = doc.json().components.schemas;
+    expect(Object.keys(schemas.Alert.properties)).toEqual(
+      expect.arrayContaining(['Message', 'MessageKey', 'MessageParams']),
+    );
+    expect(schemas.Alert.required).toEqual(expect.arrayContaining(['MessageKey', 'MessageParams']));
+    expect(JSON.stringify(schemas.Alert.properties.MessageKey)).toContain('null');
+    expect(schemas.AlertMessageKey.enum).toEqual(
+      expect.arrayContaining(['lost-signal', 'battery-percent', 'sos-text']),
+    );
   });
 
   it('the HQ stream sends the current alerts, then a new SOS as it arrives', async () => {
@@ -386,7 +425,9 @@ describe.each(dbKinds)('race HQ alerts (%s)', (kind) => {
     await readUntil('event: alert\n');
     expect(Date.now() - sent).toBeLessThan(5000);
     const line = text.split('\n').find((l) => l.startsWith('data: {'))!;
-    expect(JSON.parse(line.slice(6))).toMatchObject({ Kind: 'sos', RunnerId: runnerId, State: 'open' });
+    const streamed = JSON.parse(line.slice(6)) as Alert;
+    expect(streamed).toMatchObject({ Kind: 'sos', RunnerId: runnerId, State: 'open', MessageKey: 'sos' });
+    expect(streamed.Message).toBe(alertMessageEnglish('sos', {}));
     ac.abort();
   });
 });

@@ -16,6 +16,7 @@ import {
   RUNNER_STATUSES,
   SELF_CLEARING_KINDS,
 } from './constants';
+import { alertMessage, type AlertMessageKey, type AlertMessageParams } from './alert-messages';
 import type { AlertSettings } from './alerts';
 import type { DeviceSource } from './entities';
 
@@ -27,6 +28,7 @@ export {
   DEFAULT_EXPECTED_INTERVAL_S,
   SELF_CLEARING_KINDS,
 } from './constants';
+export * from './alert-messages';
 
 export type AlertKind = (typeof ALERT_KINDS)[number];
 export type AlertState = (typeof ALERT_STATES)[number];
@@ -120,8 +122,11 @@ export interface RunnerAlertInput {
 /** A self-clearing condition that holds now for one runner. */
 export interface ActiveCondition {
   kind: AlertKind;
-  /** For people, e.g. "No fix for 34 min (expected every 2.5 min)". */
+  /** For people, e.g. "No fix for 34 min (expected every 2.5 min)": `alertMessageEnglish` of the key and params. */
   message: string;
+  /** The same detail as a key and its parameters, for a screen to word in its language. */
+  messageKey: AlertMessageKey;
+  messageParams: AlertMessageParams;
   /** Last known position, or null. */
   lat: number | null;
   lon: number | null;
@@ -131,24 +136,6 @@ export interface ActiveCondition {
    * was crossed.
    */
   since: number;
-}
-
-/** A duration for people: "45 s", "2.5 min", "34 min", "2 h 5 min". */
-export function formatAlertDuration(ms: number): string {
-  const s = Math.max(0, ms) / 1000;
-  if (s < 60) return `${Math.round(s)} s`;
-  const minutes = s / 60;
-  if (minutes < 10) {
-    const r = Math.round(minutes * 10) / 10;
-    return `${Number.isInteger(r) ? r.toFixed(0) : r.toFixed(1)} min`;
-  }
-  if (minutes < 120) return `${Math.floor(minutes)} min`;
-  const h = Math.floor(minutes / 60);
-  return `${h} h ${Math.floor(minutes - h * 60)} min`;
-}
-
-function km(m: number): string {
-  return `km ${(m / 1000).toFixed(1)}`;
 }
 
 /**
@@ -187,7 +174,7 @@ export function evaluateRunnerConditions(
     if (silent) {
       out.push({
         kind: 'lost-signal',
-        message: `No fix for ${formatAlertDuration(nowMs - lastFix.t)} (expected every ${formatAlertDuration(expected)})`,
+        ...alertMessage('lost-signal', { silentMs: nowMs - lastFix.t, expectedMs: expected }),
         lat: lastFix.lat,
         lon: lastFix.lon,
         since: lastFix.t,
@@ -201,7 +188,7 @@ export function evaluateRunnerConditions(
       const first = fixes[fixes.length - run];
       out.push({
         kind: 'off-course',
-        message: `Off course for the last ${run} fixes (${formatAlertDuration(newest.t - first.t)})`,
+        ...alertMessage('off-course', { fixes: run, durationMs: newest.t - first.t }),
         lat: newest.lat,
         lon: newest.lon,
         since: first.t,
@@ -218,10 +205,10 @@ export function evaluateRunnerConditions(
       const late = risk.etaMs === null ? nowMs - risk.cutoffMs : risk.etaMs - risk.cutoffMs;
       out.push({
         kind: 'cutoff-risk',
-        message:
-          risk.etaMs === null
-            ? `Cutoff at ${risk.checkpoint} passed ${formatAlertDuration(late)} ago, not there yet`
-            : `Expected at ${risk.checkpoint} ${formatAlertDuration(late)} after its cutoff`,
+        ...alertMessage(risk.etaMs === null ? 'cutoff-passed' : 'cutoff-late', {
+          checkpoint: risk.checkpoint,
+          lateMs: late,
+        }),
         lat: lastFix?.lat ?? null,
         lon: lastFix?.lon ?? null,
         since: nowMs,
@@ -235,7 +222,9 @@ export function evaluateRunnerConditions(
     if (low || input.batteryLow) {
       out.push({
         kind: 'low-battery',
-        message: low ? `Battery ${Math.round(pct)} %` : 'Battery reported LOW',
+        ...(low
+          ? alertMessage('battery-percent', { percent: Math.round(pct) })
+          : alertMessage('battery-low', {})),
         lat: lastFix?.lat ?? null,
         lon: lastFix?.lon ?? null,
         since: lastFix?.t ?? nowMs,
@@ -280,9 +269,7 @@ function noMovement(
   const last = fixes[fixes.length - 1];
   return {
     kind: 'no-movement',
-    message:
-      `No movement for ${formatAlertDuration(stoppedMs)} at ${km(current)}` +
-      (atAid ? ' (at an aid station)' : ''),
+    ...alertMessage(atAid ? 'no-movement-aid' : 'no-movement', { durationMs: stoppedMs, progressM: current }),
     lat: last.lat,
     lon: last.lon,
     since,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALERT_KINDS, ALERT_SETTINGS_LIMITS, ALERT_STATES, DEFAULT_ALERT_SETTINGS } from './constants';
+import { ALERT_MESSAGE_KEYS } from './alert-messages';
 
 /**
  * Race HQ alerts: the API shapes (zod, PascalCase, named OpenAPI components like the other entities) and, re-exported
@@ -14,6 +15,12 @@ const noNul = (s: string) => !s.includes('\u0000');
 
 export const alertKindSchema = z.enum(ALERT_KINDS).meta({ id: 'AlertKind' });
 export const alertStateSchema = z.enum(ALERT_STATES).meta({ id: 'AlertState' });
+export const alertMessageKeySchema = z
+  .enum(ALERT_MESSAGE_KEYS)
+  .meta({ id: 'AlertMessageKey' })
+  .describe(
+    'The detail as a key a screen words in its language (with MessageParams); Message is its English',
+  );
 
 /** An alert as the HQ sees it (`GET /api/director/races/{raceId}/alerts`, `GET /api/admin/alerts`). */
 export const alertSchema = z
@@ -36,6 +43,14 @@ export const alertSchema = z
     Latitude: z.number().nullable(),
     Longitude: z.number().nullable(),
     Message: z.string().describe('What happened, for people: "No fix for 34 min (expected every 2.5 min)"'),
+    /** Null for an alert stored before keys existed (or changed by an older server): show Message. */
+    MessageKey: alertMessageKeySchema.nullable(),
+    MessageParams: z
+      .record(z.string(), z.union([z.number(), z.string()]))
+      .nullable()
+      .describe(
+        'The parameters of MessageKey: durations in ms (silentMs, expectedMs, durationMs, lateMs), progressM in metres, fixes (a count), percent, checkpoint and text (the device’s text, verbatim), cancelledAt (ISO 8601)',
+      ),
     AcknowledgedBy: z.string().nullable(),
     AcknowledgedAt: isoTime.nullable(),
     /** Null with a ResolvedAt: resolved by itself (its condition cleared). */

@@ -16,6 +16,10 @@ import {
   evaluateRunnerConditions,
   expectedIntervalMs,
   formatAlertDuration,
+  ALERT_MESSAGE_KEYS,
+  alertMessage,
+  alertMessageEnglish,
+  isAlertMessageKey,
   nextAlertTransitions,
   sosOrHelpFromText,
   staleAfterMs,
@@ -223,6 +227,8 @@ describe('lost-signal', () => {
     expect(c).toEqual({
       kind: 'lost-signal',
       message: 'No fix for 34 min (expected every 2.5 min)',
+      messageKey: 'lost-signal',
+      messageParams: { silentMs: 34 * MIN, expectedMs: 150_000 },
       lat: fixes.at(-1)!.lat,
       lon: fixes.at(-1)!.lon,
       since: NOW - 34 * MIN,
@@ -418,6 +424,8 @@ describe('nextAlertTransitions', () => {
   const cond = (kind: AlertKind): ActiveCondition => ({
     kind,
     message: kind,
+    messageKey: 'battery-low',
+    messageParams: {},
     lat: null,
     lon: null,
     since: NOW,
@@ -550,6 +558,92 @@ describe('formatAlertDuration', () => {
   ])('%s ms: %s', (ms, text) => expect(formatAlertDuration(ms)).toBe(text));
 });
 
+describe('alert messages: English from key and params', () => {
+  // The sentences the rules and device messages wrote before keys existed, verbatim.
+  const cases: [string, ReturnType<typeof alertMessage>, string][] = [
+    [
+      'lost-signal',
+      alertMessage('lost-signal', { silentMs: 34 * MIN + 40_000, expectedMs: 150_000 }),
+      'No fix for 34 min (expected every 2.5 min)',
+    ],
+    [
+      'off-course',
+      alertMessage('off-course', { fixes: 4, durationMs: 3 * MIN }),
+      'Off course for the last 4 fixes (3 min)',
+    ],
+    [
+      'no-movement',
+      alertMessage('no-movement', { durationMs: 40 * MIN, progressM: 5000 }),
+      'No movement for 40 min at km 5.0',
+    ],
+    [
+      'no-movement-aid',
+      alertMessage('no-movement-aid', { durationMs: 70 * MIN, progressM: 5020 }),
+      'No movement for 70 min at km 5.0 (at an aid station)',
+    ],
+    [
+      'cutoff-passed',
+      alertMessage('cutoff-passed', { checkpoint: 'Col du Bonhomme', lateMs: 125 * MIN }),
+      'Cutoff at Col du Bonhomme passed 2 h 5 min ago, not there yet',
+    ],
+    [
+      'cutoff-late',
+      alertMessage('cutoff-late', { checkpoint: 'CP2', lateMs: 45_000 }),
+      'Expected at CP2 45 s after its cutoff',
+    ],
+    ['battery-percent', alertMessage('battery-percent', { percent: 16 }), 'Battery 16 %'],
+    ['battery-low', alertMessage('battery-low', {}), 'Battery reported LOW'],
+    ['sos', alertMessage('sos', {}), 'SOS sent from the device'],
+    [
+      'sos-text',
+      alertMessage('sos-text', { text: 'ankle, km 12' }),
+      'SOS sent from the device: ankle, km 12',
+    ],
+    ['help', alertMessage('help', {}), 'Help requested from the device'],
+    [
+      'help-text',
+      alertMessage('help-text', { text: 'need HELP here' }),
+      'Help requested from the device: need HELP here',
+    ],
+    [
+      'sos-cancelled',
+      alertMessage('sos-cancelled', { cancelledAt: '2026-06-06T12:00:00.000Z', text: 'fall' }),
+      'SOS sent from the device: fall — cancelled on the device at 2026-06-06T12:00:00.000Z; confirm with the runner before resolving.',
+    ],
+  ];
+  it.each(cases)('%s', (key, m, english) => {
+    expect(m.messageKey).toBe(key);
+    expect(m.message).toBe(english);
+    expect(alertMessageEnglish(m.messageKey, m.messageParams)).toBe(english);
+  });
+  it('covers every key, and only those are keys', () => {
+    expect(cases.map(([k]) => k).sort()).toEqual([...ALERT_MESSAGE_KEYS].sort());
+    expect(isAlertMessageKey('sos')).toBe(true);
+    expect(isAlertMessageKey('fire')).toBe(false);
+    expect(isAlertMessageKey(null)).toBe(false);
+  });
+  it('an SOS cancelled without text', () => {
+    expect(alertMessageEnglish('sos-cancelled', { cancelledAt: 'T' })).toBe(
+      'SOS sent from the device — cancelled on the device at T; confirm with the runner before resolving.',
+    );
+  });
+  it('every condition a rule raises says its English through its key and params', () => {
+    const fixes = track(90, 34, 1, (ago) => 20_000 - ago * 167);
+    const all = [
+      ...evaluate({ fixes, expectedIntervalMs: expectedIntervalMs('spot'), batteryPercent: 7 }),
+      ...evaluate({
+        fixes: track(29, 0, 1, (ago) => 5000 - ago * 100).map((f, i, all) =>
+          i >= all.length - 4 ? { ...f, offCourse: true } : f,
+        ),
+        batteryLow: true,
+      }),
+      ...evaluate({ fixes: track(60, 0, 1, () => 5000) }),
+    ];
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    for (const c of all) expect(alertMessageEnglish(c.messageKey, c.messageParams)).toBe(c.message);
+  });
+});
+
 describe('schemas', () => {
   const L = ALERT_SETTINGS_LIMITS;
   it.each<[string, unknown, boolean]>([
@@ -622,6 +716,8 @@ describe('schemas', () => {
     Latitude: 45.1,
     Longitude: 6.2,
     Message: 'SOS from inReach 7',
+    MessageKey: 'sos-text',
+    MessageParams: { text: 'from inReach 7' },
     AcknowledgedBy: null,
     AcknowledgedAt: null,
     ResolvedBy: null,
@@ -637,6 +733,9 @@ describe('schemas', () => {
         .success,
     ).toBe(true);
     expect(alertSchema.safeParse({ ...alert, Message: undefined }).success).toBe(false);
+    expect(alertSchema.safeParse({ ...alert, MessageKey: null, MessageParams: null }).success).toBe(true);
+    expect(alertSchema.safeParse({ ...alert, MessageKey: 'fire' }).success).toBe(false);
+    expect(alertSchema.safeParse({ ...alert, MessageParams: { text: true } }).success).toBe(false);
   });
 
   it('a log entry parses', () => {

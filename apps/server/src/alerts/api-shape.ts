@@ -1,4 +1,10 @@
-import type { Alert, AlertKind, AlertLogEntry, AlertState } from '@racebeacon/domain';
+import {
+  isAlertMessageKey,
+  type Alert,
+  type AlertKind,
+  type AlertLogEntry,
+  type AlertState,
+} from '@racebeacon/domain';
 import { isoOrNull } from '../lib/time';
 import type { AuthUser } from '../types';
 import type * as repo from './repository';
@@ -20,6 +26,9 @@ export function toAlert(v: repo.AlertView): Alert {
     Latitude: v.lat,
     Longitude: v.lon,
     Message: v.message ?? '',
+    // A key this build does not know (written by a newer server) is left out: the screen shows Message.
+    MessageKey: isAlertMessageKey(v.messageKey) ? v.messageKey : null,
+    MessageParams: isAlertMessageKey(v.messageKey) ? (v.messageParams ?? {}) : null,
     AcknowledgedBy: v.acknowledgedBy,
     AcknowledgedAt: isoOrNull(v.acknowledgedAt),
     ResolvedBy: v.resolvedBy,

@@ -1,4 +1,4 @@
-import { sosOrHelpFromText, type AlertSettings } from '@racebeacon/domain';
+import { alertMessage, sosOrHelpFromText, type AlertSettings } from '@racebeacon/domain';
 import type { AlertWriter } from './alert-writer';
 import * as repo from './repository';
 
@@ -15,9 +15,10 @@ export interface DeviceAlertMessage {
   lon: number | null;
 }
 
+/** "SOS sent from the device: <text>", with its key and parameters (the device's text verbatim). */
 const describeDeviceMessage = (kind: 'sos' | 'help', text: string | null) => {
-  const what = kind === 'sos' ? 'SOS sent from the device' : 'Help requested from the device';
-  return text ? `${what}: ${text}` : what;
+  if (kind === 'sos') return text ? alertMessage('sos-text', { text }) : alertMessage('sos', {});
+  return text ? alertMessage('help-text', { text }) : alertMessage('help', {});
 };
 
 /**
@@ -47,7 +48,7 @@ export async function alertFromDeviceMessage(
       at,
       lat: m.lat,
       lon: m.lon,
-      message: describeDeviceMessage(kind, m.message),
+      ...describeDeviceMessage(kind, m.message),
     });
     return raised;
   }
@@ -67,8 +68,20 @@ export async function alertFromDeviceMessage(
   if (m.kind === 'sos-cancel') {
     const open = await repo.findActiveAlert(w.db, subject, 'sos');
     if (!open) return null;
-    const message = `${open.message ?? 'SOS'} — cancelled on the device at ${at.toISOString()}; confirm with the runner before resolving.`;
-    if (await repo.touchAlert(w.db, open.id, { at, lat: m.lat, lon: m.lon, message }))
+    // Keyed when the SOS was (its message is then exactly that key's English); else the stored message as before.
+    const cancelledAt = at.toISOString();
+    const sos = open.messageParams?.text;
+    const keyed =
+      open.messageKey === 'sos'
+        ? alertMessage('sos-cancelled', { cancelledAt })
+        : open.messageKey === 'sos-text' && typeof sos === 'string'
+          ? alertMessage('sos-cancelled', { cancelledAt, text: sos })
+          : null;
+    const message = `${open.message ?? 'SOS'} — cancelled on the device at ${cancelledAt}; confirm with the runner before resolving.`;
+    const change = keyed
+      ? { message: keyed.message, messageKey: keyed.messageKey, messageParams: keyed.messageParams }
+      : { message };
+    if (await repo.touchAlert(w.db, open.id, { at, lat: m.lat, lon: m.lon, ...change }))
       await w.announce(open.raceId, open.id);
     return open.id;
   }

@@ -76,6 +76,9 @@ export interface NewAlert {
   lat: number | null;
   lon: number | null;
   message: string;
+  /** The message as a key and its parameters (`alertMessage` made both); null: the message alone. */
+  messageKey: string | null;
+  messageParams: Record<string, number | string> | null;
 }
 
 /**
@@ -89,9 +92,11 @@ export async function insertAlertIfNone(db: DbOrTx, a: NewAlert): Promise<AlertR
       ? sql`(runner_id, kind) WHERE state <> 'resolved' AND runner_id IS NOT NULL`
       : sql`(device_id, kind) WHERE state <> 'resolved' AND runner_id IS NULL`;
   const res = (await db.execute(sql`
-    INSERT INTO alerts (race_id, runner_id, device_id, kind, state, raised_at, last_seen_at, lat, lon, message)
+    INSERT INTO alerts (race_id, runner_id, device_id, kind, state, raised_at, last_seen_at, lat, lon, message,
+                        message_key, message_params)
     VALUES (${a.raceId}, ${a.runnerId}, ${a.deviceId}, ${a.kind}, 'open', ${a.at.toISOString()}::timestamptz,
-            ${a.at.toISOString()}::timestamptz, ${a.lat}, ${a.lon}, ${a.message})
+            ${a.at.toISOString()}::timestamptz, ${a.lat}, ${a.lon}, ${a.message}, ${a.messageKey},
+            ${a.messageParams === null ? null : JSON.stringify(a.messageParams)}::jsonb)
     ON CONFLICT ${target} DO NOTHING
     RETURNING id`)) as unknown as { rows: { id: number }[] };
   const id = res.rows[0]?.id;
@@ -136,18 +141,30 @@ export async function listSweepRefs(db: DbOrTx, raceId: number, onceKinds: strin
     .where(and(eq(alerts.raceId, raceId), or(ne(alerts.state, 'resolved'), inArray(alerts.kind, onceKinds))));
 }
 
-/** The condition still holds (or the device repeated it): newer LastSeenAt, position and message. */
+/**
+ * The condition still holds (or the device repeated it): newer LastSeenAt, position and message. A new message
+ * replaces the key and parameters too (null when not given: they would no longer say the message).
+ */
 export async function touchAlert(
   db: DbOrTx,
   id: number,
-  v: { at: Date; lat: number | null; lon: number | null; message?: string },
+  v: {
+    at: Date;
+    lat: number | null;
+    lon: number | null;
+    message?: string;
+    messageKey?: string | null;
+    messageParams?: Record<string, number | string> | null;
+  },
 ): Promise<boolean> {
   const rows = await db
     .update(alerts)
     .set({
       lastSeenAt: sql`GREATEST(${alerts.lastSeenAt}, ${v.at.toISOString()}::timestamptz)`,
       ...(v.lat !== null && v.lon !== null ? { lat: v.lat, lon: v.lon } : {}),
-      ...(v.message !== undefined ? { message: v.message } : {}),
+      ...(v.message !== undefined
+        ? { message: v.message, messageKey: v.messageKey ?? null, messageParams: v.messageParams ?? null }
+        : {}),
     })
     .where(and(eq(alerts.id, id), ne(alerts.state, 'resolved')))
     .returning({ id: alerts.id });

@@ -43,6 +43,8 @@ export async function applySweepTransitions(
           lat: c.lat,
           lon: c.lon,
           message: c.message,
+          messageKey: c.messageKey,
+          messageParams: c.messageParams,
         });
         if (r) await repo.insertLog(tx, { alertId: r.id, state: 'open', at: now, by: null, note: null });
         return r;
@@ -55,7 +57,16 @@ export async function applySweepTransitions(
     for (const c of t.ongoing) {
       const open = byKey.get(`${t.runnerId}:${c.kind}`);
       if (!open || !worthRefreshing(open, c, nowMs)) continue;
-      if (await repo.touchAlert(w.db, open.id, { at: now, lat: c.lat, lon: c.lon, message: c.message })) {
+      if (
+        await repo.touchAlert(w.db, open.id, {
+          at: now,
+          lat: c.lat,
+          lon: c.lon,
+          message: c.message,
+          messageKey: c.messageKey,
+          messageParams: c.messageParams,
+        })
+      ) {
         counts.refreshed++;
         await w.announce(raceId, open.id);
       }

@@ -243,6 +243,9 @@ export const alerts = pgTable(
     lat: doublePrecision('lat'),
     lon: doublePrecision('lon'),
     message: text('message'),
+    /** The message as a key and its parameters (domain `alert-messages.ts`); null for alerts stored before. */
+    messageKey: text('message_key'),
+    messageParams: jsonb('message_params').$type<Record<string, number | string>>(),
     acknowledgedBy: text('acknowledged_by'),
     acknowledgedAt: tz('acknowledged_at'),
     resolvedBy: text('resolved_by'),

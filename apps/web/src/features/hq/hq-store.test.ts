@@ -32,6 +32,8 @@ function alert(over: Partial<Alert>): Alert {
     Latitude: 46,
     Longitude: 7,
     Message: 'SOS from inReach',
+    MessageKey: null,
+    MessageParams: null,
     AcknowledgedBy: null,
     AcknowledgedAt: null,
     ResolvedBy: null,

@@ -1,0 +1,2 @@
+ALTER TABLE "alerts" ADD COLUMN "message_key" text;--> statement-breakpoint
+ALTER TABLE "alerts" ADD COLUMN "message_params" jsonb;
