@@ -298,6 +298,21 @@ const en = {
     clear: 'Clear status',
   },
   // The kinds of tracker alert, wherever they are shown (Race HQ, the devices screen).
+  alertMessage: {
+    lostSignal: 'No fix for {{silent}} (expected every {{expected}})',
+    offCourse: 'Off course for the last {{fixes}} fixes ({{duration}})',
+    noMovement: 'No movement for {{duration}} at km {{km}}',
+    noMovementAid: 'No movement for {{duration}} at km {{km}} (at an aid station)',
+    cutoffPassed: 'Cutoff at {{checkpoint}} passed {{late}} ago, not there yet',
+    cutoffLate: 'Expected at {{checkpoint}} {{late}} after its cutoff',
+    batteryPercent: 'Battery {{percent}} %',
+    batteryLow: 'Battery reported LOW',
+    sos: 'SOS sent from the device',
+    sosText: 'SOS sent from the device: {{text}}',
+    help: 'Help requested from the device',
+    helpText: 'Help requested from the device: {{text}}',
+    sosCancelled: '{{sos}} — cancelled on the device at {{at}}; confirm with the runner before resolving.',
+  },
   alertKind: {
     sos: 'SOS',
     help: 'Help request',

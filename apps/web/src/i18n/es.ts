@@ -297,6 +297,22 @@ const es: Catalogue = {
     set: 'Aplicar {{status}}',
     clear: 'Quitar estado',
   },
+  alertMessage: {
+    lostSignal: 'Sin posición desde hace {{silent}} (esperada cada {{expected}})',
+    offCourse: 'Fuera del recorrido en las últimas {{fixes}} posiciones ({{duration}})',
+    noMovement: 'Sin movimiento desde hace {{duration}} en el km {{km}}',
+    noMovementAid: 'Sin movimiento desde hace {{duration}} en el km {{km}} (en un avituallamiento)',
+    cutoffPassed: 'El corte en {{checkpoint}} pasó hace {{late}} y aún no ha llegado',
+    cutoffLate: 'Esperado en {{checkpoint}} {{late}} después de su corte',
+    batteryPercent: 'Batería {{percent}} %',
+    batteryLow: 'Batería BAJA según el dispositivo',
+    sos: 'SOS enviado desde el dispositivo',
+    sosText: 'SOS enviado desde el dispositivo: {{text}}',
+    help: 'Ayuda pedida desde el dispositivo',
+    helpText: 'Ayuda pedida desde el dispositivo: {{text}}',
+    sosCancelled:
+      '{{sos}} — cancelado en el dispositivo a las {{at}}; confirme con el corredor antes de resolver.',
+  },
   alertKind: {
     sos: 'SOS',
     help: 'Petición de ayuda',

@@ -161,3 +161,20 @@ export function formatLongDate(isoDate: string, o?: FormatOptions): string {
 export function formatMinutes(minutes: number, o?: FormatOptions): string {
   return numberFormat(localeOf(o), { style: 'unit', unit: 'minute', unitDisplay: 'short' }).format(minutes);
 }
+
+/**
+ * An alert's duration given in ms, by the rules of the server's English (domain `formatAlertDuration`): "45 s",
+ * "2.5 min" ("2,5 min"), "34 min", "2 h 5 min". In English exactly the server's text.
+ */
+export function formatAlertDuration(ms: number, o?: FormatOptions): string {
+  const s = Math.max(0, ms) / 1000;
+  if (s < 60) return `${formatNumber(Math.round(s), 0, o)} s`;
+  const minutes = s / 60;
+  if (minutes < 10) {
+    const r = Math.round(minutes * 10) / 10;
+    return `${formatNumber(r, Number.isInteger(r) ? 0 : 1, o)} min`;
+  }
+  if (minutes < 120) return `${formatNumber(Math.floor(minutes), 0, o)} min`;
+  const h = Math.floor(minutes / 60);
+  return `${formatNumber(h, 0, o)} h ${formatNumber(Math.floor(minutes - h * 60), 0, o)} min`;
+}

@@ -296,6 +296,22 @@ const it: Catalogue = {
     set: 'Imposta {{status}}',
     clear: 'Rimuovi stato',
   },
+  alertMessage: {
+    lostSignal: 'Nessuna posizione da {{silent}} (attesa ogni {{expected}})',
+    offCourse: 'Fuori percorso nelle ultime {{fixes}} posizioni ({{duration}})',
+    noMovement: 'Nessun movimento da {{duration}} al km {{km}}',
+    noMovementAid: 'Nessun movimento da {{duration}} al km {{km}} (a un ristoro)',
+    cutoffPassed: 'Cancello orario a {{checkpoint}} passato da {{late}}, non ancora arrivato',
+    cutoffLate: 'Atteso a {{checkpoint}} {{late}} dopo il cancello orario',
+    batteryPercent: 'Batteria {{percent}} %',
+    batteryLow: 'Batteria segnalata SCARICA',
+    sos: 'SOS inviato dal dispositivo',
+    sosText: 'SOS inviato dal dispositivo: {{text}}',
+    help: 'Aiuto richiesto dal dispositivo',
+    helpText: 'Aiuto richiesto dal dispositivo: {{text}}',
+    sosCancelled:
+      '{{sos}} — annullato sul dispositivo alle {{at}}; conferma con il corridore prima di chiudere.',
+  },
   alertKind: {
     sos: 'SOS',
     help: 'Richiesta di aiuto',

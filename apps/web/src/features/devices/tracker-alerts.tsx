@@ -4,6 +4,7 @@ import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { adminAlertsApi } from './api';
 import { t, useI18n, type TextKey } from '../../i18n';
+import { alertDetail } from '../../i18n/alert-detail';
 
 /** OpenStreetMap at the alert's position, or null when none is known. */
 export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null {
@@ -74,7 +75,7 @@ export function TrackerAlertsSection() {
                     <td>
                       <time dateTime={a.RaisedAt}>{formatDateTime(a.RaisedAt)}</time>
                     </td>
-                    <td>{a.Message}</td>
+                    <td>{alertDetail(a)}</td>
                     <td>
                       {map ? (
                         <a href={map} target="_blank" rel="noreferrer">

@@ -5,6 +5,7 @@ import type { Alert } from './alert-types';
 import { contactParts } from './contact-links';
 import { ago, alertSubject, KIND_LABEL, STATE_LABEL } from './hq-store';
 import { t, useI18n } from '../../i18n';
+import { alertDetail } from '../../i18n/alert-detail';
 
 /** The runner's phone and emergency contact, from the director's runner read. */
 export interface RunnerContact {
@@ -79,7 +80,7 @@ export function AlertCard({
           </h3>
           <span className={`hq-state hq-state--${alert.State}`}>{STATE_LABEL[alert.State]}</span>
         </div>
-        {alert.Message ? <p className="hq-alert__message">“{alert.Message}”</p> : null}
+        {alert.Message ? <p className="hq-alert__message">“{alertDetail(alert)}”</p> : null}
         <dl className="hq-facts">
           <div>
             <dt>{t('hq.log.raised')}</dt>
