@@ -39,6 +39,12 @@ export function advisoryLock(url: string, log: LockLogger): JobLock {
   let session: pg.Client | null = null;
   let connecting: Promise<pg.Client> | null = null;
   let closed = false;
+  let turn: Promise<unknown> = Promise.resolve();
+  function inTurn<T>(query: () => Promise<T>): Promise<T> {
+    const next = turn.then(query, query);
+    turn = next.catch(() => {});
+    return next;
+  }
 
   function lost(c: pg.Client, err?: Error) {
     if (session !== c) return;
@@ -80,10 +86,11 @@ export function advisoryLock(url: string, log: LockLogger): JobLock {
       if (closed) return false;
       const c = session ?? (await connect());
       const [ns, key] = lockKey(name);
-      const res = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [
-        ns,
-        key,
-      ]);
+      // One query at a time on the session (every job tries its lock on the same connection at start): pg queues
+      // concurrent queries on a client today, but that is deprecated (pg 9 refuses it).
+      const res = await inTurn(() =>
+        c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS ok', [ns, key]),
+      );
       if (res.rows[0]?.ok && session === c) held.add(name);
       return held.has(name);
     },
