@@ -36,6 +36,7 @@ import { positions } from '../apps/server/src/db/schema';
 import { chainedPiece, DeflateChain, deflatedPiece } from '../apps/server/src/live/sse-compression';
 import { webDist } from '../apps/server/src/platform/web-app';
 import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
+import { windingCourse, windingRunner } from './winding-course';
 
 const RUNNERS = 2500;
 const COURSE_M = 50_000;
@@ -54,8 +55,38 @@ const BROWSER_ENCODING = 'gzip, deflate, br, zstd';
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
-/** A runner's steady pace and phase, and its fix at a time (GPS noise of a few metres, 6 decimals like a phone). */
-function runnerModel(k: number) {
+/**
+ * WIRE_COURSE=winding: the same measurement on a realistic course (winding-course.ts: ~50 km of curves and
+ * switchbacks, ~1,700 points, pace following the gradient with per-runner noise and aid-station stops, 5–15 m of GPS
+ * noise). Default straight: the seeded straight course and steady paces, where the codec's predictions are nearly
+ * exact (the figures below and in docs/decisions/live-race-fan-out.md were measured on it).
+ */
+const WINDING = process.env.WIRE_COURSE === 'winding';
+const winding = WINDING ? windingCourse(COURSE_M) : null;
+
+interface RunnerModel {
+  phase: number;
+  fixAt(startMs: number, t: number): { t: number; lat: number; lon: number; batteryPercent: number };
+}
+
+/** A runner's pace and phase, and its fix at a time (GPS noise, 6 decimals like a phone). */
+function runnerModel(k: number): RunnerModel {
+  if (winding) {
+    const r = windingRunner(winding, k, INTERVAL_MS);
+    return {
+      phase: r.phase,
+      fixAt(startMs: number, t: number) {
+        const p = r.positionAt((t - startMs) / 1000);
+        return {
+          t: Math.round(t / 1000) * 1000,
+          lat: Number(p.lat.toFixed(6)),
+          lon: Number(p.lon.toFixed(6)),
+          batteryPercent: 80,
+        };
+      },
+    };
+  }
+  // Straight: a steady pace, GPS noise of a few metres.
   const random = seededRandom(1000 + k);
   const speed = 1.8 + random() * 1.6; // 1.8–3.4 m/s: 4:55 to 9:15 min/km
   const phase = random() * INTERVAL_MS;
@@ -314,12 +345,25 @@ export default async function wireBench() {
       courseLengthM: COURSE_M,
       clockStartMs: now - RACE_ELAPSED_MS,
       expectedIntervalS: 150,
+      ...(winding && {
+        course: {
+          name: 'Winding trail',
+          geometry: winding.geometry,
+          lengthM: winding.lengthM,
+          climbM: winding.climbM,
+          descentM: winding.descentM,
+        },
+      }),
     });
     const fixes = await storeHistory(app, race, now);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     console.log(
-      `race: ${RUNNERS} runners, ${COURSE_M / 1000} km course, ${RACE_ELAPSED_MS / 3600_000} h in (${fixes} fixes stored)`,
+      `race: ${RUNNERS} runners, ${COURSE_M / 1000} km course, ${RACE_ELAPSED_MS / 3600_000} h in (${fixes} fixes stored); ` +
+        (winding
+          ? `WIRE_COURSE=winding: ${winding.geometry.points.length} course points, climb ${winding.climbM} m, ` +
+            `pace by gradient, per-runner noise, aid-station stops, GPS noise 5–15 m`
+          : 'straight course, steady paces (WIRE_COURSE=winding for a realistic one)'),
     );
 
     // ---------------------------------------------------------------- 1. first live view

@@ -62,6 +62,8 @@ export interface SeedOptions {
   keyPrefix?: string;
   /** The devices' own expected reporting interval (s): the leaderboard calls a runner stale after 3 × this. */
   expectedIntervalS?: number;
+  /** Another course than straightCourse(courseLengthM) (the wire bench's winding course); tests leave it out. */
+  course?: { name: string; geometry: CourseGeometry; lengthM: number; climbM: number; descentM: number };
 }
 
 export async function seedLiveRace(db: Db, opts: SeedOptions): Promise<SeededRace> {
@@ -79,15 +81,17 @@ export async function seedLiveRace(db: Db, opts: SeedOptions): Promise<SeededRac
       clockStartedAt: new Date(clockStartMs),
     })
     .returning({ id: races.id });
-  const geometry = straightCourse(lengthM);
-  await db.insert(courses).values({
-    raceId: race.id,
+  const course = opts.course ?? {
     name: 'Straight north',
-    geometry,
+    geometry: straightCourse(lengthM),
     lengthM,
     climbM: lengthM / 100,
     descentM: 0,
-    pointCount: geometry.points.length,
+  };
+  await db.insert(courses).values({
+    raceId: race.id,
+    ...course,
+    pointCount: course.geometry.points.length,
     hasElevation: true,
   });
   const seeded: SeededRunner[] = [];
