@@ -15,7 +15,8 @@
  * rows of issue 14's stream, gzip) measured in the same run against the compact stream (`?v=3`, after, what the
  * web app reads), with what the compact messages are made of (each part deflated on its own). WIRE_CYCLE_S shortens
  * the cycle (default 150 s of real time; a shorter one has fewer, larger messages); WIRE_DUMP=<file> keeps the
- * compact stream's text. Needs the web app built (`npm run build -w @racebeacon/web`).
+ * compact stream's text; WIRE_COURSE=winding runs it on a realistic course (winding-course.ts) instead of the
+ * straight one. Needs the web app built (`npm run build -w @racebeacon/web`).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -50,6 +51,15 @@ const CYCLE_BUDGET = 15 * 1024;
  * on the course, packed columns and deflate context (commit 9385162), for the printout's before/after.
  */
 const COMPACT_CYCLE_BEFORE = 31.8 * 1024;
+/**
+ * This bench's figures on both courses (commit 3e3ba35, one run each, load 3–5): first view / cycle per viewer.
+ * Straight 333.5 KB / 12.1 KB; winding 460.7 KB (compact snapshot 238.6 KB, its trails 173 KB) / 30.7 KB (patches
+ * 22.7 KB, fixes 5.1 KB, ranks off 1.4 KB, each deflated alone).
+ */
+const MEASURED = {
+  straight: { firstView: 333.5 * 1024, cycle: 12.1 * 1024 },
+  winding: { firstView: 460.7 * 1024, cycle: 30.7 * 1024 },
+};
 /** What Chromium sends. */
 const BROWSER_ENCODING = 'gzip, deflate, br, zstd';
 
@@ -511,6 +521,12 @@ export default async function wireBench() {
     console.log(
       `  compact stream per cycle: before its predictions, fixes on the course, packed columns and deflate context ` +
         `${kb(COMPACT_CYCLE_BEFORE)} (this bench, commit 9385162) → ${kb(cycleCompact)} now`,
+    );
+    console.log(
+      `  measured before (commit 3e3ba35): straight course first view ${kb(MEASURED.straight.firstView)}, cycle ` +
+        `${kb(MEASURED.straight.cycle)}; winding course (WIRE_COURSE=winding) first view ` +
+        `${kb(MEASURED.winding.firstView)}, cycle ${kb(MEASURED.winding.cycle)}; this run (${WINDING ? 'winding' : 'straight'}) ` +
+        `cycle ${kb(cycleCompact)}`,
     );
   } finally {
     await app.close();
