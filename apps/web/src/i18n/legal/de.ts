@@ -33,7 +33,7 @@ const legal: NamespaceCatalogue<'legal'> = {
     keptUntilDeleted: 'gespeichert, bis das Rennen gelöscht wird',
     deletedAfter_one: '{{count}} Tag nach Rennende gelöscht',
     deletedAfter_other: '{{count}} Tage nach Rennende gelöscht',
-    rightsTitle: 'Ihre Rechte',
+    rightsTitle: 'Deine Rechte',
     rights:
       'Du kannst von uns eine Kopie der Daten über dich verlangen und sie berichtigen oder löschen lassen. Teilnehmende können sich an ihre Veranstalter oder direkt an uns wenden.',
   },
