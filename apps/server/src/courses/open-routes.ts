@@ -2,7 +2,7 @@ import type { CoursePoint } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { courseSchema, raceIdParams } from '../lib/http-schemas';
-import { pickLanguage } from '../lib/language';
+import { langQueryField, pickLanguage } from '../lib/language';
 import { renderCourseMapHtml } from './map-page';
 import { COURSE_MAP_TEXTS } from './map-texts';
 import { courseGeoJson, courseGpx, type CourseService } from './service';
@@ -11,13 +11,7 @@ const keyQuery = z.object({
   key: z.string().max(100).optional().describe('Link key, needed only while the race is unapproved'),
 });
 const mapQuery = keyQuery.extend({
-  lang: z
-    .string()
-    .max(35)
-    .optional()
-    .describe(
-      'Language of the page: en, fr, es, de or it; without it (or another value) the Accept-Language header, else English',
-    ),
+  lang: langQueryField,
 });
 
 /**

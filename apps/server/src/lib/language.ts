@@ -1,4 +1,5 @@
 import { LANGUAGES, type Language } from '@racebeacon/domain/languages';
+import { z } from 'zod';
 
 // The languages of the server's own texts (the web app's five: push notices, the text view) and their own names.
 export { LANGUAGES, LANGUAGE_NAMES, type Language } from '@racebeacon/domain/languages';
@@ -47,3 +48,12 @@ export function pickLanguage(
   }
   return { language, locale };
 }
+
+/** The `lang` query parameter of a server-rendered page (the text view, the course map). */
+export const langQueryField = z
+  .string()
+  .max(35)
+  .optional()
+  .describe(
+    'Language of the page: en, fr, es, de or it; without it (or another value) the Accept-Language header, else English',
+  );

@@ -7,18 +7,12 @@ import { raceIdParams } from '../lib/http-schemas';
 import { courseTrack } from '../live/course-track';
 import { DATABASE_RETRY_AFTER_S } from '../db/outage';
 import { isDatabaseUnavailable } from '../db/errors';
-import { pickLanguage } from '../lib/language';
+import { langQueryField, pickLanguage } from '../lib/language';
 import { renderTextNotFound, renderTextPage, renderTextUnavailable, TEXT_PAGE_ROWS } from './text-page';
 
 const textQuery = z.object({
   q: z.string().trim().max(100).optional().describe('Bib or name to look for'),
-  lang: z
-    .string()
-    .max(35)
-    .optional()
-    .describe(
-      'Language of the page: en, fr, es, de or it; without it (or another value) the Accept-Language header, else English',
-    ),
+  lang: langQueryField,
 });
 
 /** The page's language and locale: `?lang=`, else Accept-Language, else English. */

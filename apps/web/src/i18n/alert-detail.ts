@@ -1,6 +1,17 @@
-import type { Alert, AlertMessageKey } from '@racebeacon/domain/alerts';
+import type { Alert, AlertKind, AlertMessageKey } from '@racebeacon/domain/alerts';
 import { formatAlertDuration, formatNumber, type FormatOptions } from './format';
 import { i18n, type TextKey } from './index';
+
+/** The catalogue key of each alert kind's name (Race HQ and the devices screen's alerts). */
+export const ALERT_KIND_KEY = {
+  sos: 'alertKind.sos',
+  help: 'alertKind.help',
+  'no-movement': 'alertKind.noMovement',
+  'lost-signal': 'alertKind.lostSignal',
+  'low-battery': 'alertKind.lowBattery',
+  'off-course': 'alertKind.offCourse',
+  'cutoff-risk': 'alertKind.cutoffRisk',
+} as const satisfies Record<AlertKind, TextKey>;
 
 /**
  * An alert's detail in the viewer's language, from its MessageKey and MessageParams (durations in ms, distances in

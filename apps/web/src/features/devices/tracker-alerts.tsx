@@ -3,8 +3,8 @@ import type { Alert } from '@racebeacon/domain/alerts';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
 import { adminAlertsApi } from './api';
-import { t, useI18n, type TextKey } from '../../i18n';
-import { alertDetail } from '../../i18n/alert-detail';
+import { t, useI18n } from '../../i18n';
+import { ALERT_KIND_KEY, alertDetail } from '../../i18n/alert-detail';
 
 /** OpenStreetMap at the alert's position, or null when none is known. */
 export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null {
@@ -14,19 +14,9 @@ export function osmUrl(a: Pick<Alert, 'Latitude' | 'Longitude'>): string | null 
   return `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=15/${lat}/${lon}`;
 }
 
-const KIND_KEY = {
-  sos: 'alertKind.sos',
-  help: 'alertKind.help',
-  'no-movement': 'alertKind.noMovement',
-  'lost-signal': 'alertKind.lostSignal',
-  'low-battery': 'alertKind.lowBattery',
-  'off-course': 'alertKind.offCourse',
-  'cutoff-risk': 'alertKind.cutoffRisk',
-} as const satisfies Record<Alert['Kind'], TextKey>;
-
 /** "SOS", "Help request", "No movement": the alert kind for people, in the viewer's language. */
 export function kindLabel(kind: Alert['Kind']): string {
-  return t(KIND_KEY[kind]);
+  return t(ALERT_KIND_KEY[kind]);
 }
 
 /** Open alerts (an SOS, a help message) from trackers that hold no race: no race HQ sees them, the admin does. */

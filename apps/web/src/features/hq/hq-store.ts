@@ -1,5 +1,6 @@
 import type { Alert, AlertKind, AlertLogEntry, AlertState } from './alert-types';
 import { t, type TextKey } from '../../i18n';
+import { ALERT_KIND_KEY } from '../../i18n/alert-detail';
 
 /**
  * The HQ's alert state, as pure functions (unit-tested): every alert the screen knows by id, fed by the stream's
@@ -7,16 +8,6 @@ import { t, type TextKey } from '../../i18n';
  */
 
 export type AlertMap = ReadonlyMap<number, Alert>;
-
-const KIND_KEY = {
-  sos: 'alertKind.sos',
-  help: 'alertKind.help',
-  'no-movement': 'alertKind.noMovement',
-  'lost-signal': 'alertKind.lostSignal',
-  'low-battery': 'alertKind.lowBattery',
-  'off-course': 'alertKind.offCourse',
-  'cutoff-risk': 'alertKind.cutoffRisk',
-} as const satisfies Record<AlertKind, string>;
 
 const STATE_KEY = {
   open: 'hq.state.open',
@@ -31,7 +22,7 @@ function translatedLabels<K extends string>(keys: Record<K, TextKey>): Record<K,
   });
 }
 
-export const KIND_LABEL: Record<AlertKind, string> = translatedLabels(KIND_KEY);
+export const KIND_LABEL: Record<AlertKind, string> = translatedLabels(ALERT_KIND_KEY);
 export const STATE_LABEL: Record<AlertState, string> = translatedLabels(STATE_KEY);
 
 /** The snapshot replaces every open and acknowledged alert; resolved ones already known are kept. */
