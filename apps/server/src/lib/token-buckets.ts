@@ -1,8 +1,8 @@
 /**
- * Token buckets in memory, one per key: the rate limits of device ingestion and of the sign-in page. A bucket
- * starts full (a tracker back in coverage may upload its buffered fixes at once; a person may mistype a password a
- * few times) and refills at `perSecond` up to `capacity`. Per process: with several processes each enforces its own
- * share.
+ * Token buckets in memory, one per key: the rate limits of device ingestion and other per-process limits (the
+ * sign-in limits are in the database, shared by a cluster: identity/sign-in-limits.ts). A bucket starts full (a
+ * tracker back in coverage may upload its buffered fixes at once) and refills at `perSecond` up to `capacity`. Per
+ * process: with several processes each enforces its own share.
  *
  * At most `maxKeys` buckets are kept, so a spray of keys cannot grow memory without bound: when a new key would go
  * past it, buckets that have refilled are forgotten first (forgetting a full bucket changes nothing), then the least
