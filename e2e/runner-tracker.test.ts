@@ -147,10 +147,15 @@ it('the dialog in French after the footer switch (its texts a lazy catalogue of 
   const row = page.getByTestId('runner-row').filter({ hasText: 'Ada Trail' });
   await row.getByRole('button', { name: 'Balise du coureur' }).click();
   const dialog = page.locator('dialog[open]');
-  await expect(dialog.locator('h2').first().textContent()).resolves.toBe('Balise : Ada Trail');
-  await expect(dialog.locator('p.muted').first().textContent()).resolves.toBe(
-    'Associez la balise que le coureur apporte. Elle ne sert que pour cette course. Vérifiez-la ici avant le départ.',
-  );
+  // The dialog says "Vérification…" while it reads the runner's tracker: wait for its texts, don't read them at once.
+  await expect
+    .poll(() => dialog.locator('h2').first().textContent(), { timeout: 15_000 })
+    .toBe('Balise : Ada Trail');
+  await expect
+    .poll(() => dialog.locator('p.muted').first().textContent(), { timeout: 15_000 })
+    .toBe(
+      'Associez la balise que le coureur apporte. Elle ne sert que pour cette course. Vérifiez-la ici avant le départ.',
+    );
   await expect(dialog.getByLabel('Balise').locator('option').allTextContents()).resolves.toContain(
     'Téléphone : Traccar Client / OsmAnd',
   );
