@@ -5,7 +5,7 @@
  * pace follows the gradient (slower uphill, faster downhill), with their own noise per kilometre and stops at the
  * aid stations, and fixes at their true position along the course with 5–15 m of GPS noise.
  */
-import { gaussian, seededRandom } from '@racebeacon/domain';
+import { bracketIndex, gaussian, seededRandom } from '@racebeacon/domain';
 import type { CourseGeometry } from '../apps/server/src/db/schema';
 import { COURSE_START } from '../apps/server/test/support/live-seed';
 
@@ -86,13 +86,8 @@ export function windingCourse(lengthM = 50_000, seed = 4242): WindingCourse {
   const aidM = [8_000, 17_500, 26_000, 34_500, 43_000];
   const at = (distanceM: number) => {
     const d = Math.max(0, Math.min(total, distanceM));
-    let lo = 0;
-    let hi = ds.length - 1;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (ds[mid] <= d) lo = mid;
-      else hi = mid;
-    }
+    const lo = bracketIndex(ds, d);
+    const hi = lo + 1;
     const f = ds[hi] > ds[lo] ? (d - ds[lo]) / (ds[hi] - ds[lo]) : 0;
     return { x: xs[lo] + f * (xs[hi] - xs[lo]), y: ys[lo] + f * (ys[hi] - ys[lo]) };
   };
@@ -164,13 +159,8 @@ export function windingRunner(course: WindingCourse, k: number, interval: number
     distanceAt(elapsedS: number) {
       if (elapsedS <= 0) return 0;
       if (elapsedS >= tAt[steps]) return course.lengthM;
-      let lo = 0;
-      let hi = steps;
-      while (hi - lo > 1) {
-        const mid = (lo + hi) >> 1;
-        if (tAt[mid] <= elapsedS) lo = mid;
-        else hi = mid;
-      }
+      const lo = bracketIndex(tAt, elapsedS);
+      const hi = lo + 1;
       return Math.min(course.lengthM, (lo + (elapsedS - tAt[lo]) / (tAt[hi] - tAt[lo])) * STEP);
     },
     /** A fix at its true position plus GPS error. */

@@ -18,3 +18,4 @@ export * from './push';
 export * from './csv';
 export * from './runner-csv';
 export * from './privacy';
+export * from './sorted';

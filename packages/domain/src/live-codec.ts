@@ -1,3 +1,4 @@
+import { bracketIndex } from './sorted';
 import type {
   LeaderboardRow,
   LiveCompactDelta,
@@ -258,13 +259,8 @@ export function courseLine(flat: readonly number[] | undefined): CourseLine | nu
 export function pointOnLine(line: CourseLine, distanceM: number): [number, number] {
   const { dist, lat, lon } = line;
   const at = Math.min(dist[dist.length - 1], Math.max(dist[0], distanceM));
-  let lo = 0;
-  let hi = dist.length - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (dist[mid] <= at) lo = mid;
-    else hi = mid;
-  }
+  const lo = bracketIndex(dist, at);
+  const hi = lo + 1;
   const f = Math.min(1, Math.max(0, (at - dist[lo]) / (dist[hi] - dist[lo])));
   return [Math.round(lat[lo] + (lat[hi] - lat[lo]) * f), Math.round(lon[lo] + (lon[hi] - lon[lo]) * f)];
 }

@@ -14,6 +14,12 @@ function worthRefreshing(
   return moved || nowMs - open.lastSeenAt.getTime() >= REFRESH_EVERY_MS;
 }
 
+/** What a condition says about the alert: where, and its detail (English and keyed), for a new or a refreshed alert. */
+function detailOf(c: RunnerAlertTransitions['raise'][number]) {
+  const { lat, lon, message, messageKey, messageParams } = c;
+  return { lat, lon, message, messageKey, messageParams };
+}
+
 /**
  * Applies one sweep of a race: raises the new conditions, refreshes those still holding, resolves the
  * self-clearing alerts whose condition cleared. `devices`: the device each runner holds (the alert names it).
@@ -40,11 +46,7 @@ export async function applySweepTransitions(
           deviceId,
           kind: c.kind,
           at: now,
-          lat: c.lat,
-          lon: c.lon,
-          message: c.message,
-          messageKey: c.messageKey,
-          messageParams: c.messageParams,
+          ...detailOf(c),
         });
         if (r) await repo.insertLog(tx, { alertId: r.id, state: 'open', at: now, by: null, note: null });
         return r;
@@ -57,16 +59,7 @@ export async function applySweepTransitions(
     for (const c of t.ongoing) {
       const open = byKey.get(`${t.runnerId}:${c.kind}`);
       if (!open || !worthRefreshing(open, c, nowMs)) continue;
-      if (
-        await repo.touchAlert(w.db, open.id, {
-          at: now,
-          lat: c.lat,
-          lon: c.lon,
-          message: c.message,
-          messageKey: c.messageKey,
-          messageParams: c.messageParams,
-        })
-      ) {
+      if (await repo.touchAlert(w.db, open.id, { at: now, ...detailOf(c) })) {
         counts.refreshed++;
         await w.announce(raceId, open.id);
       }

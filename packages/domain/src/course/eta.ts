@@ -16,6 +16,7 @@
  * each one still ahead. The range comes from the spread of the section paces about the trend.
  */
 import { pointAtDistance } from './geometry';
+import { bracketIndex } from '../sorted';
 import type { PreparedCourse, ProgressPoint, RunnerState } from './types';
 
 /** Minetti et al. (2002) energy cost of running at grade i, J/(kg·m). */
@@ -388,13 +389,8 @@ function distanceForEffort(course: PreparedCourse, effort: number): number {
   const table = effortTable(course);
   if (effort <= 0) return 0;
   if (effort >= table[table.length - 1]) return course.lengthM;
-  let lo = 0;
-  let hi = table.length - 1;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (table[mid] <= effort) lo = mid;
-    else hi = mid;
-  }
+  const lo = bracketIndex(table, effort);
+  const hi = lo + 1;
   const f = (effort - table[lo]) / (table[hi] - table[lo]);
   return Math.min(course.lengthM, (lo + f) * SAMPLE_M);
 }

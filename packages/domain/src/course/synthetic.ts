@@ -3,6 +3,7 @@
  * and the matching benchmark; the race simulator can reuse them. Pure: no clock, no Math.random.
  */
 import { pointAtDistance, prepareCourse, rulerFactors } from './geometry';
+import { bracketIndex } from '../sorted';
 import type { CourseInput, Fix, PreparedCourse } from './types';
 
 /** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
@@ -399,13 +400,8 @@ export function simulateHillRunner(course: PreparedCourse, o: HillRunnerOptions)
   const truthAt = (x: number): number => {
     if (x <= o.startMs) return 0;
     if (x >= finishMs) return course.lengthM;
-    let lo = 0;
-    let hi = knotT.length - 1;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (knotT[mid] <= x) lo = mid;
-      else hi = mid;
-    }
+    const lo = bracketIndex(knotT, x);
+    const hi = lo + 1;
     const span = knotT[hi] - knotT[lo];
     return span > 0 ? knotD[lo] + ((knotD[hi] - knotD[lo]) * (x - knotT[lo])) / span : knotD[lo];
   };
