@@ -9,7 +9,7 @@ import type {
 } from './live-messages';
 
 /**
- * The compact live stream's codec (`…/live?v=3`), one for the server that encodes and the browser that decodes.
+ * The compact live stream's codec (`…/live?v=4`), one for the server that encodes and the browser that decodes.
  *
  * Every leaderboard field has a kind: a number in fixed units (DistanceKm in metres, Percent in tenths, positions
  * in 1e-5 degrees), an exact time (LastPingTime, FinishTime: seconds with milliseconds), a predicted time (ETAs and
@@ -32,7 +32,7 @@ import type {
  * with the next patch. `compactView` is a row as a viewer of the compact stream holds it.
  */
 
-type Kind = 'num' | 'ms' | 'min' | 'elapsed' | 'str' | 'bool';
+type Kind = 'num' | 'ms' | 'sec' | 'min' | 'elapsed' | 'str' | 'bool';
 type Field = Exclude<keyof LeaderboardRow, 'RunnerId'>;
 
 /** Patch fields in bit order (the most often patched first, so the bit masks stay short). */
@@ -67,7 +67,7 @@ const FIELDS: readonly (readonly [Field | typeof FROM_FIX, Kind, number])[] = [
   ['BatteryState', 'str', 1],
   ['LastCheckpoint', 'str', 1],
   ['LastCheckpointKm', 'num', 1000],
-  ['LastCheckpointTime', 'ms', 1],
+  ['LastCheckpointTime', 'sec', 1],
   ['CutoffRisk', 'bool', 1],
   ['FinishTime', 'ms', 1],
   ['BibNumber', 'str', 1],
@@ -150,13 +150,19 @@ function toInt(kind: Kind, scale: number, v: unknown, ctx: Ctx): number | null {
   if (kind === 'num') return Math.round((v as number) * scale);
   if (kind === 'elapsed') return ctx.startMs === null ? (v as number) : clockSeconds(ctx) - (v as number);
   const ms = Date.parse(v as string);
+  if (kind === 'sec') return Math.round(ms / 1000) - Math.floor(ctx.atMs / 1000);
   return kind === 'ms' ? ms - ctx.atMs : Math.floor(ms / MINUTE) - Math.floor(ctx.atMs / MINUTE);
 }
 
 function fromInt(kind: Kind, scale: number, n: number, ctx: Ctx): number | string {
   if (kind === 'num') return n / scale;
   if (kind === 'elapsed') return ctx.startMs === null ? n : clockSeconds(ctx) - n;
-  const ms = kind === 'ms' ? n + ctx.atMs : (n + Math.floor(ctx.atMs / MINUTE)) * MINUTE;
+  const ms =
+    kind === 'ms'
+      ? n + ctx.atMs
+      : kind === 'sec'
+        ? (n + Math.floor(ctx.atMs / 1000)) * 1000
+        : (n + Math.floor(ctx.atMs / MINUTE)) * MINUTE;
   return new Date(ms).toISOString();
 }
 
@@ -183,6 +189,8 @@ export function compactView(row: LeaderboardRow): LeaderboardRow {
     if (kind === 'num') r[name] = Math.round((v as number) * scale) / scale;
     else if (kind === 'min')
       r[name] = new Date(Math.floor(Date.parse(v as string) / MINUTE) * MINUTE).toISOString();
+    else if (kind === 'sec')
+      r[name] = new Date(Math.round(Date.parse(v as string) / 1000) * 1000).toISOString();
   }
   return r as LeaderboardRow;
 }
@@ -202,8 +210,17 @@ const coarseRef = (p: TrailPoint): FixRef => {
   return [Math.round(f[0] / 1000) * 1000, coarse(f[1]), coarse(f[2])];
 };
 
-/** A snapshot trail as the compact stream carries it: the newest point to 1e-5°, the others to 1e-4° and 1 s. */
-export function compactTrail(trail: readonly TrailPoint[]): TrailPoint[] {
+/**
+ * A snapshot trail as the compact stream carries it: the newest point to 1e-5°, the others to 1e-4° and 1 s — on a
+ * grid of its own (`line`: the snapshot's Line, whose trails travel against the course: 1e-4° from the course point
+ * at their distance).
+ */
+export function compactTrail(trail: readonly TrailPoint[], line?: readonly number[]): TrailPoint[] {
+  const course = courseLine(line);
+  if (course) {
+    const ct = encodeCourseTrails(course, [{ RunnerId: 0 } as LeaderboardRow], new Map([[0, trail]]), 0);
+    return decodeCourseTrails(course, ct, 1, 0)[0];
+  }
   return trail.map((p, i) => {
     const f = i === trail.length - 1 ? fixRefOf(p) : coarseRef(p);
     return [f[0], f[1] / LATLON, f[2] / LATLON];
@@ -263,6 +280,246 @@ export function pointOnLine(line: CourseLine, distanceM: number): [number, numbe
   const hi = lo + 1;
   const f = Math.min(1, Math.max(0, (at - dist[lo]) / (dist[hi] - dist[lo])));
   return [Math.round(lat[lo] + (lat[hi] - lat[lo]) * f), Math.round(lon[lo] + (lon[hi] - lon[lo]) * f)];
+}
+
+/**
+ * Where a position is along the line (metres): the nearest point of the segments from `fromM` − 200 m to `fromM` +
+ * 5 km (a runner's next fix is ahead of their last, and a course that comes back on itself has the same place at two
+ * distances), or of the whole line when nothing there is within 300 m or `fromM` is null. Only the encoder calls it:
+ * what it picks changes the bytes, never what the viewer decodes.
+ */
+export function projectOnLine(
+  line: CourseLine,
+  lat: number,
+  lon: number,
+  fromM: number | null,
+): { m: number; i: number } {
+  const { dist } = line;
+  const search = (lo: number, hi: number) => {
+    const k = Math.cos((lat / LATLON) * (Math.PI / 180));
+    let best = Infinity;
+    let bestM = dist[lo];
+    let bestI = lo;
+    for (let i = lo; i < hi; i++) {
+      const ax = line.lon[i] * k;
+      const ay = line.lat[i];
+      const dx = line.lon[i + 1] * k - ax;
+      const dy = line.lat[i + 1] - ay;
+      const px = lon * k - ax;
+      const py = lat - ay;
+      const len2 = dx * dx + dy * dy;
+      const f = len2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy) / len2)) : 0;
+      const ex = px - f * dx;
+      const ey = py - f * dy;
+      const e = ex * ex + ey * ey;
+      if (e < best) {
+        best = e;
+        bestM = dist[i] + f * (dist[i + 1] - dist[i]);
+        bestI = i;
+      }
+    }
+    return { m: bestM, e: best, i: bestI };
+  };
+  const last = dist.length - 1;
+  if (fromM !== null) {
+    const lo = bracketIndex(dist, Math.max(dist[0], fromM - 200));
+    let hi = lo;
+    while (hi < last && dist[hi] < fromM + 5000) hi++;
+    const near = search(lo, Math.max(lo + 1, hi));
+    // 300 m, in 1e-5° units squared (a degree of latitude is about 111 km).
+    if (near.e <= 27 ** 2 * 100) return near;
+  }
+  return search(0, last);
+}
+
+/** The line's segment at `m` metres (as `pointOnLine` takes it). */
+const segmentAt = (line: CourseLine, m: number) =>
+  bracketIndex(line.dist, Math.min(line.dist[line.dist.length - 1], Math.max(line.dist[0], m)));
+
+/**
+ * The axis an older trail point's offset from the course runs along at segment `i`: longitude (2) where the segment
+ * runs more north–south than east–west, latitude (1) otherwise — across the path, give or take 45°.
+ */
+const axisAt = (line: CourseLine, i: number): 1 | 2 =>
+  Math.abs(line.lat[i + 1] - line.lat[i]) >= Math.abs(line.lon[i + 1] - line.lon[i]) ? 2 : 1;
+
+/**
+ * An older trail point (1e-5° integers) as [distance in TRAIL_M, offset along the axis across the path at that
+ * distance in 1e-4°, and, only where that leaves it more than 1e-4° off, the offset along the other axis (else
+ * null)]. The distance is where the line through the fix along that axis crosses the course, so the one offset is
+ * nearly all there is.
+ */
+function coarseOnCourse(line: CourseLine, lat: number, lon: number, fromM: number | null) {
+  const near = projectOnLine(line, lat, lon, fromM);
+  const i = near.i;
+  let m = near.m;
+  const axis = axisAt(line, i);
+  // Slide along the segment to where the fix is straight across it along that axis.
+  const [a0, a1, v] = axis === 2 ? [line.lat[i], line.lat[i + 1], lat] : [line.lon[i], line.lon[i + 1], lon];
+  if (a1 !== a0) {
+    const f = Math.min(1, Math.max(0, (v - a0) / (a1 - a0)));
+    m = line.dist[i] + f * (line.dist[i + 1] - line.dist[i]);
+  }
+  const d = Math.round(m / TRAIL_M);
+  const at = pointOnLine(line, d * TRAIL_M);
+  const ax = axisAt(line, segmentAt(line, d * TRAIL_M));
+  const fix = [0, lat, lon];
+  const o = Math.round((fix[ax] - at[ax - 1]) / COARSE);
+  const other = ax === 1 ? 2 : 1;
+  const rest = fix[other] - at[other - 1];
+  return { d, o, o2: Math.abs(rest) > COARSE / 2 ? Math.round(rest / COARSE) : null, m: d * TRAIL_M };
+}
+
+/** An older trail point back from its distance and offsets (`coarseOnCourse`). */
+function coarseFromCourse(line: CourseLine, d: number, o: number, o2: number): [number, number] {
+  const at = pointOnLine(line, d * TRAIL_M);
+  const ax = axisAt(line, segmentAt(line, d * TRAIL_M));
+  const p: [number, number] = [at[0], at[1]];
+  p[ax - 1] += o * COARSE;
+  p[ax === 1 ? 1 : 0] += o2 * COARSE;
+  return p;
+}
+
+/** Trail distances travel in this many metres: the offsets from the course point (1e-4°, about 8–11 m) do the rest. */
+const TRAIL_M = 10;
+
+/**
+ * Trails against the course (the snapshot's `CT`, when it has a Line): each point as where it is along the course
+ * (to TRAIL_M) and its offset from the course point there — the offset is the GPS error and the side of the path,
+ * the distance moves by about the same from one fix to the next, so both are small numbers where the moves
+ * themselves (hundreds of metres in any direction on a winding course) are not. Every point but the newest to 1e-4°
+ * from that course point and the whole second, the newest exact (1e-5°, ms). Columns, in row order: [counts, times,
+ * distances, Δlats, Δlons], packed. A time: the first point's against the previous row's first point, then each
+ * step against the runner's step before (the first step against `TI`); a distance: the first point's against the
+ * previous row's first point, then each step against the step before, scaled to its time.
+ */
+interface CourseTrails {
+  CT: WireColumn[];
+  TI: number;
+}
+
+function encodeCourseTrails(
+  line: CourseLine,
+  rows: readonly LeaderboardRow[],
+  trails: ReadonlyMap<number, readonly TrailPoint[]>,
+  baseS: number,
+): CourseTrails {
+  const cols: number[][] = [[], [], [], [], [], [], []];
+  /** Points coded so far, and the last one with a second offset. */
+  let k = 0;
+  let lastOff = 0;
+  const steps = new Map<number, number>();
+  for (const row of rows) {
+    const t = trails.get(row.RunnerId) ?? [];
+    if (t.length > 1) {
+      const s = Math.round((t[1][0] - t[0][0]) / 1000);
+      steps.set(s, (steps.get(s) ?? 0) + 1);
+    }
+  }
+  const TI = [...steps].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 0;
+  let ref = { t: baseS, d: 0 };
+  for (const row of rows) {
+    const trail = trails.get(row.RunnerId) ?? [];
+    cols[0].push(trail.length);
+    let prev: TrailStep | null = null;
+    let fromM: number | null = null;
+    trail.forEach((p, i) => {
+      const newest = i === trail.length - 1;
+      const f = fixRefOf(p);
+      let d: number;
+      if (newest) {
+        d = Math.round(projectOnLine(line, f[1], f[2], fromM).m / TRAIL_M);
+        const at = pointOnLine(line, d * TRAIL_M);
+        cols[3].push(f[1] - at[0]);
+        cols[6].push(f[2] - at[1]);
+      } else {
+        const c = coarseOnCourse(line, f[1], f[2], fromM);
+        d = c.d;
+        cols[3].push(c.o);
+        if (c.o2 !== null) {
+          cols[4].push(k - lastOff, c.o2);
+          lastOff = k;
+        }
+      }
+      fromM = d * TRAIL_M;
+      // Whole seconds; the newest point's milliseconds in a column of their own (mostly 0).
+      const s = newest ? Math.floor(f[0] / 1000) : Math.round(f[0] / 1000);
+      if (newest) cols[5].push(f[0] - s * 1000);
+      if (!prev) {
+        cols[1].push(s - ref.t);
+        cols[2].push(d - ref.d);
+        ref = { t: s, d };
+      } else {
+        const dt = s - prev.t;
+        cols[1].push(dt - (prev.dt === -1 ? TI : prev.dt));
+        cols[2].push(d - prev.d - stepPrediction(prev, dt));
+      }
+      prev = nextStep(prev, s, d);
+      k++;
+    });
+  }
+  return { CT: cols.map((c) => pack(c)), TI };
+}
+
+/** A trail point while coding: its second and distance (TRAIL_M), and the step that led to it (dt −1: none). */
+interface TrailStep {
+  t: number;
+  d: number;
+  /** The step before: seconds (−1: none) and TRAIL_M. */
+  dt: number;
+  dd: number;
+}
+
+function nextStep(prev: TrailStep | null, t: number, d: number): TrailStep {
+  if (!prev) return { t, d, dt: -1, dd: 0 };
+  const dt = t - prev.t;
+  const dd = d - prev.d;
+  return { t, d, dt, dd };
+}
+
+/**
+ * A trail step's distance predicted from the step before, scaled to this step's time (a runner's speed changes with
+ * the ground, which runs on for a while: closer than a pace over many steps, measured on the winding bench course).
+ */
+const stepPrediction = (prev: TrailStep, dt: number) =>
+  prev.dt > 0 ? Math.round((prev.dd * dt) / prev.dt) : 0;
+
+function decodeCourseTrails(line: CourseLine, ct: CourseTrails, n: number, baseS: number): TrailPoint[][] {
+  const [counts, times, dists, offs, second, millis, newestLon] = ct.CT.map((c) => unpack(c) as number[]);
+  const seconds = new Map<number, number>();
+  for (let i = 0, at = 0; i + 1 < second.length; i += 2) seconds.set((at += second[i]), second[i + 1]);
+  const out: TrailPoint[][] = [];
+  let k = 0;
+  let q = 0;
+  let ref = { t: baseS, d: 0 };
+  for (let r = 0; r < n; r++) {
+    const trail: TrailPoint[] = [];
+    let prev: TrailStep | null = null;
+    for (let i = 0; i < counts[r]; i++, k++) {
+      let s: number;
+      let d: number;
+      if (!prev) {
+        s = ref.t + times[k];
+        d = ref.d + dists[k];
+        ref = { t: s, d };
+      } else {
+        const dt = times[k] + (prev.dt === -1 ? ct.TI : prev.dt);
+        s = prev.t + dt;
+        d = prev.d + stepPrediction(prev, dt) + dists[k];
+      }
+      if (i === counts[r] - 1) {
+        const at = pointOnLine(line, d * TRAIL_M);
+        trail.push([s * 1000 + millis[q], (at[0] + offs[k]) / LATLON, (at[1] + newestLon[q]) / LATLON]);
+        q++;
+      } else {
+        const p = coarseFromCourse(line, d, offs[k], seconds.get(k) ?? 0);
+        trail.push([s * 1000, p[0] / LATLON, p[1] / LATLON]);
+      }
+      prev = nextStep(prev, s, d);
+    }
+    out.push(trail);
+  }
+  return out;
 }
 
 /** What a position costs against a reference (its offset, as digits go). */
@@ -336,6 +593,21 @@ export function encodeCompactSnapshot(
     if (undef.length) Undef[name] = undef;
   }
   const base = Math.floor(atMs / 1000) * 1000;
+  const course = courseLine(line);
+  if (course) {
+    return {
+      V: 2,
+      ...meta,
+      At: new Date(atMs).toISOString(),
+      N: rows.length,
+      Cols,
+      ...(FromFix.length ? { FromFix } : {}),
+      ...(Object.keys(Undef).length ? { Undef } : {}),
+      Trails: [],
+      ...encodeCourseTrails(course, rows, trails, base / 1000),
+      Line: [...line!],
+    };
+  }
   let ref: FixRef = [base, 0, 0];
   const Trails = rows.map((row) => {
     const trail = trails.get(row.RunnerId) ?? [];
@@ -379,22 +651,25 @@ export function decodeCompactSnapshot(s: LiveCompactSnapshot): LiveSnapshot {
   const ctx: Ctx = { atMs, startMs: s.ClockStartedAt === null ? null : Date.parse(s.ClockStartedAt) };
   const base = Math.floor(atMs / 1000) * 1000;
   let ref: FixRef = [base, 0, 0];
-  const trails = s.Trails.map((flat) => {
-    const Trail: TrailPoint[] = [];
-    let prev: FixRef | null = null;
-    for (let j = 0; j + 2 < flat.length; j += 3) {
-      const from: FixRef = prev ?? ref;
-      const t = from[0] + Math.round(flat[j] * 1000);
-      const f: FixRef =
-        j + 3 < flat.length
-          ? [t, coarse(from[1]) + flat[j + 1] * COARSE, coarse(from[2]) + flat[j + 2] * COARSE]
-          : [t, from[1] + flat[j + 1], from[2] + flat[j + 2]];
-      Trail.push([f[0], f[1] / LATLON, f[2] / LATLON]);
-      if (!prev) ref = f;
-      prev = f;
-    }
-    return Trail;
-  });
+  const course = s.CT ? courseLine(s.Line) : null;
+  const trails = course
+    ? decodeCourseTrails(course, { CT: s.CT!, TI: s.TI ?? 0 }, s.N, base / 1000)
+    : s.Trails.map((flat) => {
+        const Trail: TrailPoint[] = [];
+        let prev: FixRef | null = null;
+        for (let j = 0; j + 2 < flat.length; j += 3) {
+          const from: FixRef = prev ?? ref;
+          const t = from[0] + Math.round(flat[j] * 1000);
+          const f: FixRef =
+            j + 3 < flat.length
+              ? [t, coarse(from[1]) + flat[j + 1] * COARSE, coarse(from[2]) + flat[j + 2] * COARSE]
+              : [t, from[1] + flat[j + 1], from[2] + flat[j + 2]];
+          Trail.push([f[0], f[1] / LATLON, f[2] / LATLON]);
+          if (!prev) ref = f;
+          prev = f;
+        }
+        return Trail;
+      });
   const rows: Record<string, unknown>[] = Array.from({ length: s.N }, () => ({}));
   const fromFix = new Set<number>();
   let at = 0;
@@ -903,6 +1178,13 @@ function reference(
   if (name === 'GapKm' && L !== undefined && row.DistanceKm != null)
     return L - Math.round((row.DistanceKm as number) * 1000);
   const h = held === null || held === undefined ? null : toInt(kind, scale, held, ctx);
+  const anchor = ANCHOR[name as Field];
+  if (h !== null && kind === 'min' && anchor && heldRow?.[anchor] != null && row[anchor] != null) {
+    // An ETA's earliest or latest: where it was, moved as the ETA moved (the range's width changes slowly; the ETA's
+    // own news is already in). On the winding bench course this halves what the ranges cost.
+    const moved = toInt(kind, scale, row[anchor], ctx)! - toInt(kind, scale, heldRow[anchor], ctx)!;
+    return h + moved;
+  }
   if (h !== null && pred.dtMs > 0) {
     // The pace as the viewer holds it (whole seconds; the server's baseline keeps the row as given).
     const pace = typeof heldRow?.PaceSecondsPerKm === 'number' ? Math.round(heldRow.PaceSecondsPerKm) : 0;

@@ -142,7 +142,7 @@ export const liveUpdateSchema = z.object({
 export type LiveUpdate = z.infer<typeof liveUpdateSchema>;
 
 /*
- * The compact live stream (`…/live?v=3`, issue 15's "light on the wire"): the same leaderboard and map in a fraction
+ * The compact live stream (`…/live?v=4`, issue 15's "light on the wire"): the same leaderboard and map in a fraction
  * of the bytes. Encoded and decoded by `live-codec.ts` (one codec, server and browser); the shapes are here.
  * Numbers are integers in fixed units (metres, 1e-5 degrees, seconds, minutes), delta-coded against what the viewer
  * already holds; positions are rounded to 1e-5 degrees (about 1 m) and predicted times (ETAs and their ranges) to
@@ -179,6 +179,13 @@ export const liveCompactSnapshotSchema = z.object({
    * Δlat, Δlon in 1e-5° …]; absent without a course.
    */
   Line: z.array(z.number().int()).optional(),
+  /**
+   * With a Line: the trails against the course (Trails then empty), packed columns [counts, times, distances, Δlats,
+   * Δlons, the newest points' milliseconds] (`encodeCourseTrails` in live-codec.ts).
+   */
+  CT: z.array(z.union([z.string(), z.array(compactValue)])).optional(),
+  /** With CT: the trails' commonest interval between fixes (s). */
+  TI: z.number().int().optional(),
 });
 export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 

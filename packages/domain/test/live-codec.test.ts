@@ -315,6 +315,67 @@ describe('compact live codec', () => {
     expect(u.Fixes).toEqual([[r.RunnerId, t, Math.round(lat * 1e5) / 1e5, last[2]]]);
   });
 
+  it('sends trails against the course when the snapshot has a line: older points within 7 m, the newest exact', () => {
+    const random = seededRandom(21);
+    // A winding course: a zigzag of 60 legs of about 300 m, each point with its distance along the course.
+    const points: [number, number, number][] = [[46, 7, 0]];
+    for (let i = 1; i <= 60; i++) {
+      const [lat, lon, m] = points[i - 1];
+      const [dLat, dLon] = i % 2 ? [0.0022, 0.0025] : [0.0024, -0.0021];
+      const dm = Math.hypot(dLat * 111_200, dLon * 111_200 * Math.cos((46 * Math.PI) / 180));
+      points.push([lat + dLat, lon + dLon, m + dm]);
+    }
+    const flat = encodeCourseLine(points);
+    const line = courseLine(flat)!;
+    const metres = (a: TrailPoint, b: TrailPoint) =>
+      Math.hypot((a[1] - b[1]) * 111_200, (a[2] - b[2]) * 111_200 * Math.cos((46 * Math.PI) / 180));
+    const rows = rankedRows(random).slice(0, 12);
+    const trails = new Map<number, TrailPoint[]>();
+    rows.forEach((r, k) => {
+      // Along the course at 2–4 m/s, a fix every 150 s (some late, one with milliseconds), 0–15 m off the path; the
+      // last runner once 400 m away from it (a wrong turn), one with a single fix, one with none.
+      const trail: TrailPoint[] = [];
+      const speed = 2 + random() * 2;
+      const n = k === 10 ? 1 : k === 11 ? 0 : 15;
+      for (let i = 0; i < n; i++) {
+        const m = 500 + k * 300 + i * 150 * speed;
+        const [lat, lon] = pointOnLine(line, m);
+        const off = k === 9 && i === 6 ? 400 : random() * 15;
+        const t = AT - (n - i) * 150_000 + (random() < 0.1 ? 20_000 : 0) + (i === n - 1 && k === 2 ? 417 : 0);
+        const angle = random() * 2 * Math.PI;
+        trail.push([
+          t,
+          Math.round(lat + (off / 1.112) * Math.sin(angle)) / 1e5,
+          Math.round(lon + (off / 0.772) * Math.cos(angle)) / 1e5,
+        ]);
+      }
+      trails.set(r.RunnerId, trail);
+    });
+    const snap = encodeCompactSnapshot(meta, rows, trails, AT, flat);
+    expect(snap.Trails).toEqual([]);
+    expect(snap.CT).toBeDefined();
+    const wire = JSON.parse(JSON.stringify(snap));
+    expect(liveCompactSnapshotSchema.parse(wire)).toEqual(wire);
+    const back = decodeCompactSnapshot(wire);
+    back.Trails.forEach(({ RunnerId, Trail }) => {
+      const sent = trails.get(RunnerId)!;
+      expect(Trail).toHaveLength(sent.length);
+      // What compactTrail says the viewer holds, point for point.
+      expect(Trail).toEqual(compactTrail(sent, flat));
+      Trail.forEach((p, i) => {
+        if (i === sent.length - 1) return void expect(p).toEqual(sent[i]);
+        expect(p[0]).toBe(Math.round(sent[i][0] / 1000) * 1000);
+        expect(metres(p, sent[i])).toBeLessThanOrEqual(7);
+      });
+    });
+    // The off-course point came back where it was, not on the course.
+    const wrongTurn = back.Trails[9].Trail[6];
+    expect(metres(wrongTurn, trails.get(rows[9].RunnerId)![6])).toBeLessThanOrEqual(7);
+    // Smaller than the same trails as moves (what a snapshot without a line sends).
+    const plain = encodeCompactSnapshot(meta, rows, trails, AT);
+    expect(JSON.stringify(wire.CT).length).toBeLessThan(JSON.stringify(plain.Trails).length);
+  });
+
   it("sends a runner's newest fix as its offset from the course point of its distance (off the course: its move)", () => {
     const random = seededRandom(9);
     // An L-shaped course: 0.05° north, then 0.05° east (about 5.6 + 3.9 km), with each point's distance.

@@ -13,10 +13,9 @@ import type { RaceLive } from './race-live';
 import { parseEventId, watermarkOf } from './resume';
 import { DeflateChain } from './sse-compression';
 import { encodeSseMessage } from './sse-hub';
-import { SNAPSHOT_TRAIL } from './sse-messages';
 
 /**
- * The compact live stream (`…/live?v=3`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
+ * The compact live stream (`…/live?v=4`, issue 15): the viewer's leaderboard and map in a fraction of the bytes of
  * the first stream (the codec and its reasons are the domain's `live-codec.ts`). Per race state, a baseline of what
  * its viewers hold; changes are coalesced for `batchMs` (15 s by default: trackers report every one to ten minutes,
  * and each message costs its own SSE and gzip framing — at 5 s a 2,500-runner race's cycle cost a sixth more),
@@ -91,8 +90,15 @@ function lineOf(live: RaceLive): CompactState['line'] {
   return line ? { flat, course: line } : null;
 }
 
+/**
+ * Fixes per runner in the compact snapshot (the first stream sends 30): each older point costs about 5 bits on a
+ * winding course, and the first view of a 2,500-runner race has to stay within 350 KB (bench/wire.bench.ts). Half an
+ * hour or more of trail at the usual intervals; the map's trails grow from there as fixes arrive.
+ */
+export const COMPACT_SNAPSHOT_TRAIL = 15;
+
 function trailMap(live: RaceLive): Map<number, TrailPoint[]> {
-  return new Map(live.trails(SNAPSHOT_TRAIL).map((p) => [p.RunnerId, p.Trail]));
+  return new Map(live.trails(COMPACT_SNAPSHOT_TRAIL).map((p) => [p.RunnerId, p.Trail]));
 }
 
 /** Whether the race has a compact state (a compact viewer asked for it). */

@@ -20,15 +20,19 @@ const leaderboardQuery = z.object({
   search: z.string().trim().max(100).optional(),
 });
 
+/** The compact stream's codec version (`?v=`): the web app asks for this one. */
+export const COMPACT_STREAM_VERSION = '4';
+
 const streamQuery = z.object({
   /** The last event id seen, for a new EventSource (it cannot send the Last-Event-ID header itself). */
   lastEventId: z.string().max(100).optional(),
   /**
-   * `3`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent or `1`: the first one.
-   * A codec change takes the next number; a superseded one (`2`: the compact format before its column packing) is
-   * answered with the first stream, which every web build reads, so a tab left open across a deploy stays right.
+   * `4`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent or `1`: the first one.
+   * A codec change takes the next number; a superseded one (`2`: the compact format before its column packing; `3`:
+   * before trails against the course and predicted ETA ranges) is answered with the first stream, which every web
+   * build reads, so a tab left open across a deploy stays right.
    */
-  v: z.enum(['1', '2', '3']).optional(),
+  v: z.enum(['1', '2', '3', '4']).optional(),
   /** A stream ticket (POST /api/director/races/{raceId}/live-ticket): the race's director reads it live. */
   ticket: z.string().max(STREAM_TICKET_MAX_LENGTH).optional(),
 });
@@ -128,7 +132,7 @@ export default async function openRoutes(fastify: FastifyInstance) {
           'Streams are capped per client address (LIVE_MAX_STREAMS_PER_CLIENT: 429) and per server process ' +
           '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
           'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
-          'set the header), on any process of a cluster. `?v=3`: the compact stream (`snap`, then `delta` ' +
+          'set the header), on any process of a cluster. `?v=4`: the compact stream (`snap`, then `delta` ' +
           'messages at most every 5 s; packages/domain/src/live-codec.ts), a fraction of the bytes. ' +
           '`?ticket=`: a stream ticket of the race’s director or an admin (POST ' +
           '/api/director/races/{raceId}/live-ticket) opens the live stream, undelayed and unmasked, of a race ' +
@@ -145,7 +149,13 @@ export default async function openRoutes(fastify: FastifyInstance) {
       const readsLive = await streamReadsLive(app.streamTickets, app.live, id, request.query.ticket);
       let open;
       try {
-        open = await app.live.prepareStream(id, request.ip, lastEventId, request.query.v === '3', readsLive);
+        open = await app.live.prepareStream(
+          id,
+          request.ip,
+          lastEventId,
+          request.query.v === COMPACT_STREAM_VERSION,
+          readsLive,
+        );
       } catch (err) {
         if (!(err instanceof StreamLimitError)) throw err;
         return reply

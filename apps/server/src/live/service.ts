@@ -40,7 +40,7 @@ export interface LiveServiceOptions {
   offCourseM: number;
   log?: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
   batchMs?: number;
-  /** Coalescing of the compact stream (`?v=3`): at most one message per race this often (default 15 s). */
+  /** Coalescing of the compact stream (`?v=4`): at most one message per race this often (default 15 s). */
   compactBatchMs?: number;
   /** How often races with viewers are re-evaluated for time-driven changes (runners going stale). */
   tickMs?: number;
@@ -63,7 +63,7 @@ export interface PrivateStream {
 }
 
 /**
- * The hub's channels: the message format a viewer reads (first stream, compact `?v=3`), for the public or for the
+ * The hub's channels: the message format a viewer reads (first stream, compact `?v=4`), for the public or for the
  * race's director and admins who opened it with a stream ticket (stream-ticket.ts), who read the live state even
  * when the public does not (privacy). On a race without privacy both get the same messages.
  */
@@ -240,7 +240,7 @@ export class LiveService {
    * Before any byte is written: a StreamLimitError past the per-client or total stream cap (checked first, so a
    * refused viewer costs no database read), 404 for a race that is not public. With a Last-Event-ID of the current
    * build whose follow-ups are still in the ring, only the missed messages are sent; otherwise a snapshot.
-   * `compact`: the compact stream (`?v=3`, compact-stream.ts), whose snapshot is its baseline brought to now.
+   * `compact`: the compact stream (`?v=4`, compact-stream.ts), whose snapshot is its baseline brought to now.
    * `readsLive`: the viewer is the race's director or an admin (a stream ticket, checked by the caller): the live
    * state even when the public's view differs (privacy).
    */

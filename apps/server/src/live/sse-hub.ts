@@ -99,7 +99,7 @@ export function defaultMaxStreams(fdLimit: number | null = openFileLimit()): num
 interface Viewer {
   res: ServerResponse;
   raceId: number;
-  /** The message format the viewer reads (0: the first stream; 1: the compact one, `?v=3`). */
+  /** The message format the viewer reads (0: the first stream; 1: the compact one, `?v=4`). */
   channel: number;
 }
 
