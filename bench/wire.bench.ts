@@ -12,7 +12,7 @@
  *
  * Each file and answer is printed beside the same request without Accept-Encoding (what it cost before
  * compression); the live data of the first view and the update cycle beside the first stream (before: the whole
- * rows of issue 14's stream, gzip) measured in the same run against the compact stream (`?v=3`, after, what the
+ * rows of issue 14's stream, gzip) measured in the same run against the compact stream (`?v=4`, after, what the
  * web app reads), with what the compact messages are made of (each part deflated on its own). WIRE_CYCLE_S shortens
  * the cycle (default 150 s of real time; a shorter one has fewer, larger messages); WIRE_DUMP=<file> keeps the
  * compact stream's text; WIRE_COURSE=winding runs it on a realistic course (winding-course.ts) instead of the
@@ -399,7 +399,7 @@ export default async function wireBench() {
     }
     const plainSse = await sseViewer(`${base}/api/open/races/${id}/live`);
     const gzipSse = await sseViewer(`${base}/api/open/races/${id}/live`, BROWSER_ENCODING);
-    const compactSse = await sseViewer(`${base}/api/open/races/${id}/live?v=3`, BROWSER_ENCODING, 'snap');
+    const compactSse = await sseViewer(`${base}/api/open/races/${id}/live?v=4`, BROWSER_ENCODING, 'snap');
     rows.push({
       name: 'live stream snapshot (SSE)',
       before: plainSse.snapshotBytes,
@@ -407,7 +407,7 @@ export default async function wireBench() {
       encoding: 'gzip',
     });
     rows.push({
-      name: 'compact live snapshot (SSE ?v=3)',
+      name: 'compact live snapshot (SSE ?v=4)',
       before: gzipSse.snapshotBytes,
       after: compactSse.snapshotBytes,
       encoding: 'gzip',
@@ -449,7 +449,7 @@ export default async function wireBench() {
       console.log(
         `FIRST VIEW (what the web app loads: page, JS and CSS ${kb(code)}, race + course + course-track ` +
           `${kb(shellData)}, the live snapshot): before (first stream, gzip) ${kb(before)} → after (compact ` +
-          `stream ?v=3) ${kb(after)} (${(before / after).toFixed(1)}× less); budget ${kb(FIRST_VIEW_BUDGET)}: ` +
+          `stream ?v=4) ${kb(after)} (${(before / after).toFixed(1)}× less); budget ${kb(FIRST_VIEW_BUDGET)}: ` +
           `${verdict(after, FIRST_VIEW_BUDGET)}`,
       );
     }
@@ -514,7 +514,7 @@ export default async function wireBench() {
     gzipSse.close();
     console.log(
       `\nUPDATE CYCLE (${RUNNERS} pings over ${(CYCLE_MS / 1000).toFixed(0)} s${failed ? `, ${failed} refused` : ''}), per viewer: ` +
-        `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=3, gzip) ` +
+        `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=4, gzip) ` +
         `${kb(cycleCompact)} (${(cycleGzip / cycleCompact).toFixed(1)}× less than gzip); ` +
         `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleCompact, CYCLE_BUDGET)}`,
     );
