@@ -757,9 +757,13 @@ function watchedChange(prev: LeaderboardRow, next: LeaderboardRow, ctx: Ctx): bo
  * row patched, the ranks held. Server and viewer share it, and the server sends outright (K) every rank it gets
  * wrong (ties, two runners at the same metre reached in another order).
  */
-function inferRanks(held: Iterable<LeaderboardRow>, anyPatched: boolean): Map<number, number | null> {
+function inferRanks(
+  held: Iterable<LeaderboardRow>,
+  moved: ReadonlyMap<number, number>,
+  anyPatched: boolean,
+): Map<number, number | null> {
   const out = new Map<number, number | null>();
-  const ranked: { id: number; finish: number; m: number; rank: number }[] = [];
+  const ranked: { id: number; finish: number; m: number; rank: number; arrived: number }[] = [];
   for (const row of held) {
     if (row.Rank === null || row.Rank === undefined || !anyPatched) out.set(row.RunnerId, row.Rank ?? null);
     else
@@ -768,11 +772,27 @@ function inferRanks(held: Iterable<LeaderboardRow>, anyPatched: boolean): Map<nu
         finish: row.FinishTime ? Date.parse(row.FinishTime) : Infinity,
         m: row.DistanceKm === null || row.DistanceKm === undefined ? -1 : Math.round(row.DistanceKm * 1000),
         rank: row.Rank,
+        arrived: moved.get(row.RunnerId) ?? -Infinity,
       });
   }
-  ranked.sort((a, b) => a.finish - b.finish || b.m - a.m || a.rank - b.rank || a.id - b.id);
+  // At the same metre, who got there first: the rows there already (in their order), then those that moved there
+  // now, by their newest fix.
+  ranked.sort(
+    (a, b) => a.finish - b.finish || b.m - a.m || a.arrived - b.arrived || a.rank - b.rank || a.id - b.id,
+  );
   ranked.forEach((r, i) => out.set(r.id, i + 1));
   return out;
+}
+
+/** Notes a patched row that moved to another metre, with its newest fix's time (or none: −Infinity, first). */
+function noteMoved(
+  moved: Map<number, number>,
+  prev: Record<string, unknown> | LeaderboardRow | undefined,
+  row: LeaderboardRow,
+): void {
+  const metre = (km: unknown) => (typeof km === 'number' ? Math.round(km * 1000) : null);
+  if (metre(prev?.DistanceKm) === metre(row.DistanceKm)) return;
+  moved.set(row.RunnerId, row.LastPingTime ? Date.parse(row.LastPingTime) : -Infinity);
 }
 
 /** Percent in tenths as the leaderboard gives it for a distance (km, to the metre) on a course of `lengthM`. */
@@ -865,6 +885,8 @@ export function encodeCompactDelta(
   }
   lastId = 0;
   let lastNull = 0;
+  /** Rows whose metre changed, with their newest fix's time (inferRanks). */
+  const moved = new Map<number, number>();
   for (const row of changed) {
     const prev = baseline.rows.get(row.RunnerId) as Record<string, unknown> | undefined;
     const next = row as unknown as Record<string, unknown>;
@@ -952,13 +974,14 @@ export function encodeCompactDelta(
     if (nulls) Null.push(row.RunnerId - lastNull, nulls);
     if (nulls) lastNull = row.RunnerId;
     lastId = row.RunnerId;
+    noteMoved(moved, prev, row);
     baseline.rows.set(row.RunnerId, { ...row, Rank: rank });
   }
 
   // Every rank: what the viewer will work out from the rows it then holds, and outright where that is wrong.
   const K: (number | null)[] = [];
   const J: number[] = [];
-  const inferred = inferRanks(baseline.rows.values(), P.length > 0);
+  const inferred = inferRanks(baseline.rows.values(), moved, P.length > 0);
   const wrong: LeaderboardRow[] = [];
   for (const row of rows) {
     const held = baseline.rows.get(row.RunnerId)!;
@@ -1009,22 +1032,34 @@ const PACK = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 /** Integers as one character each (−32…31; others as !base36!); a column with anything else stays as it is. */
 function pack<T>(values: readonly T[]): string | T[] {
   if (!values.every((v) => Number.isInteger(v))) return [...values];
-  return (values as readonly number[])
-    .map((v) => (v >= -32 && v < 32 ? PACK[v + 32] : `!${v.toString(36)}!`))
-    .join('');
+  let out = '';
+  for (const v of values as readonly number[]) {
+    let u = v >= 0 ? v * 2 : -v * 2 - 1;
+    while (u >= 32) {
+      out += PACK[32 + (u % 32)];
+      u = Math.floor(u / 32);
+    }
+    out += PACK[u];
+  }
+  return out;
 }
 
 function unpack<T>(column: string | readonly T[]): (T | number)[] {
   if (typeof column !== 'string') return [...column];
   const out: number[] = [];
+  let u = 0;
+  let scale = 1;
   for (let i = 0; i < column.length; i++) {
-    if (column[i] !== '!') {
-      out.push(PACK.indexOf(column[i]) - 32);
+    const k = PACK.indexOf(column[i]);
+    if (k >= 32) {
+      u += (k - 32) * scale;
+      scale *= 32;
       continue;
     }
-    const end = column.indexOf('!', i + 1);
-    out.push(parseInt(column.slice(i + 1, end), 36));
-    i = end;
+    u += k * scale;
+    out.push(u % 2 === 0 ? u / 2 : -(u + 1) / 2);
+    u = 0;
+    scale = 1;
   }
   return out;
 }
@@ -1332,8 +1367,12 @@ export function decodeCompactDelta(
 
   // Every rank from the rows the viewer now holds, then the ones sent outright.
   const view = new Map(rows);
-  for (const row of Rows) view.set(row.RunnerId, row);
-  const ranks = inferRanks(view.values(), P.length > 0);
+  const moved = new Map<number, number>();
+  for (const row of Rows) {
+    noteMoved(moved, rows.get(row.RunnerId), row);
+    view.set(row.RunnerId, row);
+  }
+  const ranks = inferRanks(view.values(), moved, P.length > 0);
   for (let i = 0, jid = 0; d.J && i + 1 < d.J.length; i += 2) {
     jid += d.J[i];
     ranks.set(jid, (ranks.get(jid) ?? 0) + d.J[i + 1]);

@@ -300,11 +300,13 @@ describe('compact live codec', () => {
     // newest held (0 off it), its position as the move.
     expect(compactDeltaRows(delta!).P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
     // On the wire in columns: RunnerIds, masks (indexes into the message's masks), one column per field (distance),
-    // integers packed one character each (0 is 'g', 11 'r').
-    expect(delta?.P).toEqual(['r', ['g', 1 + 2 ** 6], 'g']);
+    // integers packed as zigzag base-32 digits, low first (0 is 'A', 11 → 22 'W'; a digit of 32 and more says
+    // another follows).
+    expect(delta?.P).toEqual(['W', ['A', 1 + 2 ** 6], 'A']);
     expect(delta?.K).toBeUndefined();
     expect(delta?.I).toBe(150);
-    expect(delta?.F).toEqual(['h', 'g', '!8c!', 'g']); // count 1, time 0, Δlat 300 (base 36), Δlon 0
+    // Count 1, time 0, Δlat 300 (→ 600: 24 + 32 = '4', then 18 'S'), Δlon 0.
+    expect(delta?.F).toEqual(['C', 'A', '4S', 'A']);
     expect(compactDeltaRows(delta!).F).toEqual([1, 0, 300, 0]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
@@ -429,8 +431,8 @@ describe('compact live codec', () => {
     // a's count −1: against the course; b's 1: its move from its newest fix (2 × 1e-5° north).
     const times = (id: number) => (t - (trails.get(id)!.at(-1)![0] + (delta.I ?? 0) * 1000)) / 1000;
     expect(compactDeltaRows(wire).F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
-    // In columns on the wire: counts, times, Δlats, Δlons (packed: −1 is 'f', 1 'h').
-    expect(wire.F).toEqual(['fh', expect.anything(), 'ji', 'lg']);
+    // In columns on the wire: counts, times, Δlats, Δlons (packed: −1 is 'B', 1 'C', 3 'G', 5 'K').
+    expect(wire.F).toEqual(['BC', expect.anything(), 'GE', 'KA']);
     const held = new Map(rows.map((x) => [x.RunnerId, compactView(x)]));
     const u = decodeCompactDelta(wire, held, (id) => trails.get(id)!.at(-1), null, line);
     expect(u.Fixes).toEqual(
@@ -496,23 +498,36 @@ describe('compact live codec', () => {
       [9, 10],
       [10, 11],
     ]);
-    // A tie the distance cannot order (same metre, the leaderboard's earlier arrival first) is sent outright.
-    const tied = next.map((x) =>
+    // A tie at the same metre: the leaderboard ranks who got there first, and so does the viewer — the runner there
+    // already before the one that moved there now. No rank is sent.
+    const ranksAfter = (before: LeaderboardRow[], after: LeaderboardRow[], seq: number) => {
+      const base = compactBaseline(before, trails);
+      const d = encodeCompactDelta(base, after, [], seq, AT + 10_000)!;
+      const u = decodeCompactDelta(
+        liveCompactDeltaSchema.parse(d),
+        new Map(before.map((x) => [x.RunnerId, x])),
+        (id) => trails.get(id)!.at(-1),
+      );
+      const ranks = new Map(before.map((x) => [x.RunnerId, x.Rank]));
+      for (const x of u.Rows) ranks.set(x.RunnerId, x.Rank);
+      for (const [id, rank] of u.Ranks) ranks.set(id, rank);
+      return { d, ranks: [ranks.get(1), ranks.get(2)] };
+    };
+    expect([next[0].DistanceKm, next[1].DistanceKm]).toEqual([40, 39.5]);
+    const arrived = next.map((x) =>
       x.RunnerId === 1 ? { ...x, DistanceKm: 39.5, Rank: 2 } : x.RunnerId === 2 ? { ...x, Rank: 1 } : x,
     );
-    const d2 = encodeCompactDelta(baseline, tied, [], 3, AT + 10_000)!;
-    const u2 = decodeCompactDelta(
-      liveCompactDeltaSchema.parse(d2),
-      new Map(next.map((x) => [x.RunnerId, x])),
-      (id) => trails.get(id)!.at(-1),
-    );
-    const ranks = new Map(next.map((x) => [x.RunnerId, x.Rank]));
-    for (const x of u2.Rows) ranks.set(x.RunnerId, x.Rank);
-    for (const [id, rank] of u2.Ranks) ranks.set(id, rank);
-    expect([ranks.get(1), ranks.get(2)]).toEqual([2, 1]);
-    // As ranks one off the ones worked out (1 would be first, 2 second), in RunnerId order.
-    expect(d2.J).toEqual([1, 1, 1, -1]);
-    expect(d2.K).toBeUndefined();
+    const one = ranksAfter(next, arrived, 3);
+    expect(one.ranks).toEqual([2, 1]);
+    expect(one.d.J).toBeUndefined();
+    expect(one.d.K).toBeUndefined();
+    // One the viewer cannot tell (the leaderboard has the newcomer first: its place was decided late) is sent
+    // outright, as ranks one off the ones worked out (2 would be first, 1 second), in RunnerId order.
+    const late = next.map((x) => (x.RunnerId === 1 ? { ...x, DistanceKm: 39.5 } : x));
+    const two = ranksAfter(next, late, 4);
+    expect(two.ranks).toEqual([1, 2]);
+    expect(two.d.J).toEqual([1, -1, 1, 1]);
+    expect(two.d.K).toBeUndefined();
   });
 
   it("sends no percentage that is the distance's share of the course, and one that is not", () => {

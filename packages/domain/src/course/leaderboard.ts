@@ -153,7 +153,9 @@ export function buildLeaderboard(
 function compareKey(a: Ranked, b: Ranked): number {
   if (a.group !== b.group) return a.group - b.group;
   if (a.group === GROUP.finished) return a.reachedMs - b.reachedMs;
-  if (a.group === GROUP.racing) return b.s.distanceM - a.s.distanceM || a.reachedMs - b.reachedMs;
+  // By the whole metre the row shows, then who got there first: centimetres of a smoothed match are no race.
+  if (a.group === GROUP.racing)
+    return Math.round(b.s.distanceM) - Math.round(a.s.distanceM) || a.reachedMs - b.reachedMs;
   if (a.group === GROUP.dnf) return b.dnfDistanceM - a.dnfDistanceM;
   return 0;
 }
