@@ -548,6 +548,7 @@ export function encodeCompactSnapshot(
   trails: ReadonlyMap<number, readonly TrailPoint[]>,
   atMs: number,
   line?: readonly number[],
+  leader?: LeaderCurve,
 ): LiveCompactSnapshot {
   const ctx: Ctx = { atMs, startMs: meta.ClockStartedAt === null ? null : Date.parse(meta.ClockStartedAt) };
   const Cols: Record<string, (number | string | null)[]> = {};
@@ -606,6 +607,7 @@ export function encodeCompactSnapshot(
       Trails: [],
       ...encodeCourseTrails(course, rows, trails, base / 1000),
       Line: [...line!],
+      ...(leader ? { LC: curveWire(leader) } : {}),
     };
   }
   let ref: FixRef = [base, 0, 0];
@@ -642,6 +644,7 @@ export function encodeCompactSnapshot(
     ...(Object.keys(Undef).length ? { Undef } : {}),
     Trails,
     ...(line ? { Line: [...line] } : {}),
+    ...(leader ? { LC: curveWire(leader) } : {}),
   };
 }
 
@@ -716,19 +719,114 @@ export function decodeCompactSnapshot(s: LiveCompactSnapshot): LiveSnapshot {
 export interface CompactBaseline {
   rows: Map<number, LeaderboardRow>;
   newestFix: Map<number, FixRef>;
+  /** The leader's progress as the viewers hold it (gaps in seconds are predicted from it). */
+  leader?: LeaderCurve;
+}
+
+// ---------------------------------------------------------------- the leader's progress
+
+/**
+ * The leader's progress as the compact stream's viewers hold it: when they first reached each whole metre (whole
+ * seconds), metres increasing. A runner's gap in seconds is the time since the leader passed their distance
+ * (`course/leaderboard.ts`), so the viewer predicts it from this and the runner's newest fix, and the server sends
+ * the difference (a second or two) instead of the gap's change (how much time the runner lost, anything).
+ */
+export interface LeaderCurve {
+  id: number;
+  t: number[];
+  m: number[];
+}
+
+/** A runner's progress (the matcher's: ms, metres along the course) as a leader curve. */
+export type ProgressOf = (runnerId: number) => readonly { t: number; distanceM: number }[] | null | undefined;
+
+export function leaderCurve(id: number, progress: ReturnType<ProgressOf>): LeaderCurve {
+  const c: LeaderCurve = { id, t: [], m: [] };
+  for (const p of progress ?? []) {
+    const m = Math.round(p.distanceM);
+    if (c.m.length && m <= c.m[c.m.length - 1]) continue;
+    c.t.push(Math.round(p.t / 1000));
+    c.m.push(m);
+  }
+  return c;
+}
+
+/** On the wire: [RunnerId, first second, first metre, then Δseconds, Δmetres per point]. */
+function curveWire(c: LeaderCurve): number[] {
+  const out = [c.id];
+  c.t.forEach((t, i) => out.push(i ? t - c.t[i - 1] : t, i ? c.m[i] - c.m[i - 1] : c.m[i]));
+  return out;
+}
+
+function curveFromWire(w: readonly number[]): LeaderCurve {
+  const c: LeaderCurve = { id: w[0], t: [], m: [] };
+  for (let i = 1; i + 1 < w.length; i += 2) {
+    c.t.push(c.t.length ? c.t[c.t.length - 1] + w[i] : w[i]);
+    c.m.push(c.m.length ? c.m[c.m.length - 1] + w[i + 1] : w[i + 1]);
+  }
+  return c;
+}
+
+/** The snapshot's leader curve (what `decodeCompactDelta` takes), or null. */
+export function leaderCurveOf(s: LiveCompactSnapshot): LeaderCurve | null {
+  return s.LC ? curveFromWire(s.LC) : null;
+}
+
+/** The leader curve after a delta: a new one (LC), points added (LA: Δseconds, Δmetres after the last), or as held. */
+export function applyLeaderCurve(held: LeaderCurve | null, d: LiveCompactDelta): LeaderCurve | null {
+  if (d.LC) return curveFromWire(d.LC);
+  if (!d.LA || !held) return held;
+  const c: LeaderCurve = { id: held.id, t: [...held.t], m: [...held.m] };
+  for (let i = 0; i + 1 < d.LA.length; i += 2) {
+    c.t.push((c.t.at(-1) ?? 0) + d.LA[i]);
+    c.m.push((c.m.at(-1) ?? 0) + d.LA[i + 1]);
+  }
+  return c;
+}
+
+/** When the leader first reached `m` metres (seconds, between the curve's points), or null beyond its end. */
+function leaderTimeAt(c: LeaderCurve, m: number): number | null {
+  const { t, m: ms } = c;
+  if (!ms.length || m > ms[ms.length - 1]) return null;
+  if (m <= ms[0]) return t[0];
+  let lo = 0;
+  let hi = ms.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (ms[mid] < m) lo = mid;
+    else hi = mid;
+  }
+  return t[lo] + ((m - ms[lo]) * (t[hi] - t[lo])) / (ms[hi] - ms[lo]);
+}
+
+/** The first ranked row's RunnerId. */
+function leaderIdOf(rows: Iterable<LeaderboardRow>): number | undefined {
+  for (const r of rows) if (r.Rank === 1) return r.RunnerId;
+  return undefined;
+}
+
+/** The leader curve for `rows` (null without a leader or a progress reader). */
+function curveFor(
+  rows: Iterable<LeaderboardRow>,
+  progressOf: ProgressOf | undefined,
+): LeaderCurve | undefined {
+  const id = leaderIdOf(rows);
+  return id === undefined || !progressOf ? undefined : leaderCurve(id, progressOf(id));
 }
 
 /** The baseline of a snapshot sent with these rows and trails. */
 export function compactBaseline(
   rows: readonly LeaderboardRow[],
   trails: ReadonlyMap<number, readonly TrailPoint[]>,
+  progressOf?: ProgressOf,
 ): CompactBaseline {
   const newestFix = new Map<number, FixRef>();
   for (const [id, trail] of trails) {
     const newest = trail.at(-1);
     if (newest) newestFix.set(id, fixRefOf(newest));
   }
-  return { rows: new Map(rows.map((r) => [r.RunnerId, r])), newestFix };
+  const leader = curveFor(rows, progressOf);
+  return { rows: new Map(rows.map((r) => [r.RunnerId, r])), newestFix, ...(leader ? { leader } : {}) };
 }
 
 const same = (kind: Kind, scale: number, a: unknown, b: unknown, ctx: Ctx) =>
@@ -821,6 +919,7 @@ export function encodeCompactDelta(
   clockStartMs: number | null = null,
   courseLengthM: number | null = null,
   line: CourseLine | null = null,
+  progressOf?: ProgressOf,
 ): LiveCompactDelta | null {
   const C = courseLengthM === null ? undefined : courseLengthM;
   const ctx: Ctx = { atMs, startMs: clockStartMs };
@@ -868,6 +967,27 @@ export function encodeCompactDelta(
 
   const L = leaderM(rows);
   const LP = leaderPace(rows);
+  // The leader's progress: a new leader's whole curve, or the points added since.
+  let LC: number[] | undefined;
+  let LA: number[] | undefined;
+  const curve = curveFor(rows, progressOf);
+  if (curve) {
+    const held = baseline.leader;
+    const n = held?.t.length ?? 0;
+    if (
+      held &&
+      held.id === curve.id &&
+      curve.t.length >= n &&
+      (n === 0 || (curve.t[n - 1] === held.t[n - 1] && curve.m[n - 1] === held.m[n - 1]))
+    ) {
+      if (curve.t.length > n) {
+        LA = [];
+        for (let i = n; i < curve.t.length; i++)
+          LA.push(curve.t[i] - (i ? curve.t[i - 1] : 0), curve.m[i] - (i ? curve.m[i - 1] : 0));
+      }
+    } else LC = curveWire(curve);
+    baseline.leader = curve;
+  }
   const P: (number | string | null)[][] = [];
   const Undef: number[] = [];
   const Null: number[] = [];
@@ -905,6 +1025,8 @@ export function encodeCompactDelta(
     const pred: Prediction = {
       dtMs: predictionDt(prev?.LastPingTime, baseline.newestFix.get(row.RunnerId)?.[0]),
       leaderPace: LP,
+      fixMs: baseline.newestFix.get(row.RunnerId)?.[0],
+      curve: baseline.leader,
     };
     FIELDS.forEach(([name, kind, scale], i) => {
       if (name === FROM_FIX) return;
@@ -1000,7 +1122,7 @@ export function encodeCompactDelta(
     }
   }
 
-  if (!P.length && !K.length && !J.length && !F.length && !Undef.length) return null;
+  if (!P.length && !K.length && !J.length && !F.length && !Undef.length && !LC && !LA) return null;
   return {
     Seq: seq,
     At: new Date(atMs).toISOString(),
@@ -1014,6 +1136,8 @@ export function encodeCompactDelta(
     ...(K.length ? { K } : {}),
     ...(J.length ? { J } : {}),
     ...(F.length ? { F: fixColumns(F, P.length) } : {}),
+    ...(LC ? { LC } : {}),
+    ...(LA ? { LA } : {}),
   };
 }
 
@@ -1148,6 +1272,9 @@ export function compactDeltaRows(d: LiveCompactDelta): { P: (number | string | n
 interface Prediction {
   dtMs: number;
   leaderPace: number | undefined;
+  /** The runner's newest fix time once this message's fixes are in (ms), and the leader's progress. */
+  fixMs?: number;
+  curve?: LeaderCurve | null;
 }
 
 const NO_PREDICTION: Prediction = { dtMs: 0, leaderPace: undefined };
@@ -1220,6 +1347,11 @@ function reference(
     const moved = toInt(kind, scale, row[anchor], ctx)! - toInt(kind, scale, heldRow[anchor], ctx)!;
     return h + moved;
   }
+  if (name === 'GapSeconds' && pred.curve && pred.fixMs !== undefined && typeof row.DistanceKm === 'number') {
+    // The time since the leader passed the row's distance, at the runner's newest fix.
+    const theirs = leaderTimeAt(pred.curve, Math.round(row.DistanceKm * 1000));
+    if (theirs !== null) return Math.max(0, Math.round(pred.fixMs / 1000 - theirs));
+  }
   if (h !== null && pred.dtMs > 0) {
     // The pace as the viewer holds it (whole seconds; the server's baseline keeps the row as given).
     const pace = typeof heldRow?.PaceSecondsPerKm === 'number' ? Math.round(heldRow.PaceSecondsPerKm) : 0;
@@ -1249,7 +1381,9 @@ export function decodeCompactDelta(
   newestFix: (runnerId: number) => TrailPoint | undefined,
   clockStartedAt: string | null = null,
   line: CourseLine | null = null,
+  leader: LeaderCurve | null = null,
 ): LiveUpdate {
+  const curve = applyLeaderCurve(leader, d);
   const atMs = Date.parse(d.At);
   const ctx: Ctx = { atMs, startMs: clockStartedAt === null ? null : Date.parse(clockStartedAt) };
   const base = Math.floor(atMs / 1000) * 1000;
@@ -1336,7 +1470,12 @@ export function decodeCompactDelta(
       }
     };
     const nullMask = nulls.get(id) ?? 0;
-    const pred: Prediction = { dtMs: predictionDt(prev?.LastPingTime, refOf(id)?.[0]), leaderPace: d.LP };
+    const pred: Prediction = {
+      dtMs: predictionDt(prev?.LastPingTime, refOf(id)?.[0]),
+      leaderPace: d.LP,
+      fixMs: refOf(id)?.[0],
+      curve,
+    };
     let k = 2;
     FIELDS.forEach(([name, kind, scale], i) => {
       if (i === 1) placeFix(); // DistanceKm (field 0) is decoded

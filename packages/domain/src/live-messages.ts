@@ -186,6 +186,11 @@ export const liveCompactSnapshotSchema = z.object({
   CT: z.array(z.union([z.string(), z.array(compactValue)])).optional(),
   /** With CT: the trails' commonest interval between fixes (s). */
   TI: z.number().int().optional(),
+  /**
+   * The leader's progress (`LeaderCurve` in live-codec.ts): [RunnerId, first second, first metre, then Δseconds,
+   * Δmetres per point]; gaps in seconds travel against it.
+   */
+  LC: z.array(z.number().int()).optional(),
 });
 export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 
@@ -227,6 +232,10 @@ export const liveCompactDeltaSchema = z.object({
   I: z.number().int().optional(),
   /** The leader's pace (s/km): a patched row's GapSeconds travels as its difference from the gap it predicts. */
   LP: z.number().int().optional(),
+  /** A new leader's progress, as the snapshot's LC. */
+  LC: z.array(z.number().int()).optional(),
+  /** The leader's progress since the last point held: [Δseconds, Δmetres, …]. */
+  LA: z.array(z.number().int()).optional(),
 });
 export type LiveCompactDelta = z.infer<typeof liveCompactDeltaSchema>;
 

@@ -11,6 +11,7 @@ import {
   encodeCompactDelta,
   encodeCompactSnapshot,
   encodeCourseLine,
+  leaderCurveOf,
   liveCompactDeltaSchema,
   pointOnLine,
   liveCompactSnapshotSchema,
@@ -528,6 +529,85 @@ describe('compact live codec', () => {
     expect(two.ranks).toEqual([1, 2]);
     expect(two.d.J).toEqual([1, -1, 1, 1]);
     expect(two.d.K).toBeUndefined();
+  });
+
+  it("sends a gap in seconds as its difference from the leader's progress the viewer holds (0 when exact)", () => {
+    // The leader (runner 1): a progress point every 150 s, 2.8–3.2 m/s; runner 2 behind, its gap the time since the
+    // leader passed its distance at its newest fix (the leaderboard's rule).
+    const progress: { t: number; distanceM: number }[] = [];
+    for (let i = 0, d = 0; i <= 80; i++, d += 420 + (i % 7) * 10)
+      progress.push({ t: START + i * 150_000, distanceM: d });
+    const upTo = (t: number) => progress.filter((p) => p.t <= t);
+    let now = AT;
+    const progressOf = (id: number) => (id === 1 ? upTo(now) : null);
+    const timeAt = (m: number) => {
+      const k = progress.findIndex((p) => p.distanceM >= m);
+      const [a, b] = [progress[k - 1], progress[k]];
+      return a.t + ((m - a.distanceM) * (b.t - a.t)) / (b.distanceM - a.distanceM);
+    };
+    const row = (id: number, rank: number, km: number, ping: number, gap: number): LeaderboardRow =>
+      ({
+        RunnerId: id,
+        Rank: rank,
+        Status: 'racing',
+        DistanceKm: km,
+        GapSeconds: gap,
+        LastPingTime: new Date(ping).toISOString(),
+        Latitude: 46,
+        Longitude: 7,
+      }) as LeaderboardRow;
+    const leaderAt = (t: number) => upTo(t).at(-1)!;
+    const runner2 = (km: number, ping: number) =>
+      row(2, 2, km, ping, Math.round(Math.max(0, ping - timeAt(km * 1000)) / 1000));
+    const trails = new Map<number, TrailPoint[]>([
+      [1, [[leaderAt(now).t, 46, 7]]],
+      [2, [[AT - 20_000, 46, 7]]],
+    ]);
+    const rows = [row(1, 1, leaderAt(now).distanceM / 1000, leaderAt(now).t, 0), runner2(9.1, AT - 20_000)];
+    const baseline = compactBaseline(rows, trails, progressOf);
+    const snap = encodeCompactSnapshot(meta, rows, trails, AT, undefined, baseline.leader);
+    const held = leaderCurveOf(JSON.parse(JSON.stringify(snap)));
+    expect(held?.id).toBe(1);
+    expect(held?.m.at(-1)).toBe(Math.round(leaderAt(now).distanceM));
+    // 150 s later: the leader has a new point, runner 2 a new fix 200 m on (slower than the leader: its gap grows).
+    now = AT + 150_000;
+    const next = [row(1, 1, leaderAt(now).distanceM / 1000, leaderAt(now).t, 0), runner2(9.3, AT + 130_000)];
+    const fixes: [number, number, number, number][] = [
+      [1, leaderAt(now).t, 46, 7],
+      [2, AT + 130_000, 46, 7],
+    ];
+    const delta = encodeCompactDelta(baseline, next, fixes, 8, now, START, null, null, progressOf)!;
+    // Only the leader's new point travels (its whole curve did with the snapshot).
+    expect(delta.LC).toBeUndefined();
+    expect(delta.LA).toHaveLength(2);
+    // Runner 2's patch (RunnerIds travel as differences: 1, then 2 − 1).
+    let id = 0;
+    const patch = compactDeltaRows(delta).P.find((p) => (id += p[0] as number) === 2)!;
+    expect(patch).toBeDefined();
+    const u = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
+      new Map(rows.map((r) => [r.RunnerId, r])),
+      (id) => trails.get(id)!.at(-1),
+      meta.ClockStartedAt,
+      null,
+      held,
+    );
+    expect(u.Rows.find((r) => r.RunnerId === 2)?.GapSeconds).toBe(next[1].GapSeconds);
+    // The gap changed by more than a minute; what travels is its difference from the prediction: a second at most.
+    expect(Math.abs(next[1].GapSeconds! - rows[1].GapSeconds!)).toBeGreaterThan(60);
+    const bitsOf = (mask: number) =>
+      [...Array(40).keys()].filter((i) => i !== 6 && Math.floor(mask / 2 ** i) % 2);
+    const gap = patch[2 + bitsOf(patch[1] as number).indexOf(3)];
+    expect(Math.abs(gap as number)).toBeLessThanOrEqual(1);
+    // A new leader: its whole curve.
+    const swapped = [
+      { ...next[1], RunnerId: 2, Rank: 1 },
+      { ...next[0], RunnerId: 1, Rank: 2 },
+    ];
+    const d2 = encodeCompactDelta(baseline, swapped, [], 9, now + 15_000, START, null, null, (id) =>
+      id === 2 ? progress.slice(0, 3) : null,
+    )!;
+    expect(d2.LC?.[0]).toBe(2);
   });
 
   it("sends no percentage that is the distance's share of the course, and one that is not", () => {

@@ -57,7 +57,7 @@ function stateOf(entry: RaceEntry, now: number): CompactState {
   if (!st) {
     const rows = entry.live.leaderboard(now);
     st = {
-      baseline: compactBaseline(rows, trailMap(entry.live)),
+      baseline: compactBaseline(rows, trailMap(entry.live), progressOf(entry.live)),
       seq: 0,
       pending: [],
       ring: [],
@@ -101,6 +101,9 @@ function trailMap(live: RaceLive): Map<number, TrailPoint[]> {
   return new Map(live.trails(COMPACT_SNAPSHOT_TRAIL).map((p) => [p.RunnerId, p.Trail]));
 }
 
+/** The matcher's progress of a runner (the leader's: gaps in seconds travel against it). */
+const progressOf = (live: RaceLive) => (runnerId: number) => live.progressOf(runnerId);
+
 /** Whether the race has a compact state (a compact viewer asked for it). */
 export const hasCompactState = (entry: RaceEntry): boolean => states.has(entry.live);
 
@@ -138,6 +141,7 @@ export function compactUpdateMessage(entry: RaceEntry, now: number): Buffer | nu
     entry.live.race.clockStartedAt?.getTime() ?? null,
     entry.live.course?.lengthM ?? null,
     st.line?.course ?? null,
+    progressOf(entry.live),
   );
   st.pending = [];
   if (!delta) return null;
@@ -170,6 +174,7 @@ export function compactSnapshotMessage(entry: RaceEntry, now: number): Buffer {
     trailMap(live),
     now,
     st.line?.flat,
+    st.baseline.leader,
   );
   const message = encodeSseMessage('snap', JSON.stringify(snapshot), eventId(entry, st.seq));
   st.snapshot = { seq: st.seq, message };

@@ -179,6 +179,11 @@ export class RaceLive {
     return splitsOf(this.runners.values(), this.checkpoints, this.clock);
   }
 
+  /** The runner's progress along the course (the matcher's points: ms, metres), or null. */
+  progressOf(runnerId: number): readonly { t: number; distanceM: number }[] | null {
+    return this.runners.get(runnerId)?.state?.progress ?? null;
+  }
+
   /** The runner's distance along the course (m), or null when they were never placed on it. */
   runnerDistanceM(runnerId: number): number | null {
     const s = this.runners.get(runnerId)?.state;

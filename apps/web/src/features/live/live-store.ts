@@ -1,8 +1,11 @@
 import {
+  applyLeaderCurve,
   courseLine,
   decodeCompactDelta,
   decodeCompactSnapshot,
+  leaderCurveOf,
   type CourseLine,
+  type LeaderCurve,
   type LeaderboardRow,
   type LiveCompactDelta,
   type LiveCompactSnapshot,
@@ -26,6 +29,8 @@ export interface LiveState {
   serverOffsetMs: number;
   /** The compact stream's course line (its snapshot's): the deltas place fixes on it. */
   courseLine?: CourseLine | null;
+  /** The compact stream's leader progress: gaps in seconds travel against it. */
+  leaderCurve?: LeaderCurve | null;
 }
 
 export const emptyLiveState: LiveState = {
@@ -108,21 +113,26 @@ export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): 
  * held), so the board and map are the same.
  */
 export function applyCompactSnapshot(msg: LiveCompactSnapshot, now: number, prev?: LiveState): LiveState {
-  return { ...applySnapshot(decodeCompactSnapshot(msg), now, prev), courseLine: courseLine(msg.Line) };
+  return {
+    ...applySnapshot(decodeCompactSnapshot(msg), now, prev),
+    courseLine: courseLine(msg.Line),
+    leaderCurve: leaderCurveOf(msg),
+  };
 }
 
 export function applyCompactDelta(state: LiveState, msg: LiveCompactDelta, now: number): LiveState {
-  return applyUpdate(
-    state,
-    decodeCompactDelta(
-      msg,
-      state.rows,
-      (id) => state.trails.get(id)?.at(-1),
-      state.clockStartedAt,
-      state.courseLine ?? null,
-    ),
-    now,
+  const update = decodeCompactDelta(
+    msg,
+    state.rows,
+    (id) => state.trails.get(id)?.at(-1),
+    state.clockStartedAt,
+    state.courseLine ?? null,
+    state.leaderCurve ?? null,
   );
+  return {
+    ...applyUpdate(state, update, now),
+    leaderCurve: applyLeaderCurve(state.leaderCurve ?? null, msg),
+  };
 }
 
 /** Leaderboard order: by Rank (unranked last), then bib. */
