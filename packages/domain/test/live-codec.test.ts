@@ -12,6 +12,7 @@ import {
   encodeCompactSnapshot,
   encodeCourseLine,
   leaderCurveOf,
+  applyLeaderCurve,
   liveCompactDeltaSchema,
   pointOnLine,
   liveCompactSnapshotSchema,
@@ -155,7 +156,15 @@ describe('compact live codec', () => {
       const serverTrails = new Map(
         server.map((r) => [r.RunnerId, randomTrail(random, Math.floor(random() * 4))]),
       );
-      const baseline = compactBaseline(server, serverTrails);
+      // Each runner's progress (the leader's is the viewer's curve for gaps in seconds): a point every 150 s up to now.
+      let now = AT;
+      const progressOf = (id: number) => {
+        const points: { t: number; distanceM: number }[] = [];
+        for (let t = START; t <= now; t += 150_000)
+          points.push({ t, distanceM: ((t - START) / 1000) * (2 + (id % 5) * 0.3) });
+        return points;
+      };
+      const baseline = compactBaseline(server, serverTrails, progressOf);
       // A winding course through the area the random fixes fall in: some of them lie nearer its point.
       const points = Array.from({ length: 40 }, (_, i): [number, number, number] => [
         46 + (i % 2 ? 0.1 : 0) * random(),
@@ -163,8 +172,11 @@ describe('compact live codec', () => {
         i * 1200 + Math.floor(random() * 400),
       ]);
       const wireSnap = JSON.parse(
-        JSON.stringify(encodeCompactSnapshot(meta, server, serverTrails, AT, encodeCourseLine(points))),
+        JSON.stringify(
+          encodeCompactSnapshot(meta, server, serverTrails, AT, encodeCourseLine(points), baseline.leader),
+        ),
       );
+      let curve = leaderCurveOf(wireSnap);
       const line = courseLine(liveCompactSnapshotSchema.parse(wireSnap).Line);
       expect(line).not.toBeNull();
       const snap = decodeCompactSnapshot(wireSnap);
@@ -172,7 +184,8 @@ describe('compact live codec', () => {
       const trails = new Map(snap.Trails.map((t) => [t.RunnerId, t.Trail]));
       let at = AT;
       for (let step = 0; step < 12; step++) {
-        at += Math.floor(random() * 10_000);
+        at += Math.floor(random() * 10_000) + (step % 4 === 0 ? 150_000 : 0);
+        now = at;
         // Some runners move (a new fix: their position and time become it), some change in other ways.
         const fixes: [number, number, number, number][] = [];
         server = server.map((r) => {
@@ -221,16 +234,29 @@ describe('compact live codec', () => {
           order.splice(j, 0, moved);
         }
         server = order.map((r, i) => ({ ...r, Rank: random() < 0.05 ? null : random() < 0.1 ? i : i + 1 }));
-        const delta = encodeCompactDelta(baseline, server, fixes, step + 8, at, START, COURSE_M, line);
+        const delta = encodeCompactDelta(
+          baseline,
+          server,
+          fixes,
+          step + 8,
+          at,
+          START,
+          COURSE_M,
+          line,
+          progressOf,
+        );
         if (delta) {
           const wire = JSON.parse(JSON.stringify(delta));
           expect(liveCompactDeltaSchema.parse(wire)).toEqual(wire);
           apply(
             rows,
             trails,
-            decodeCompactDelta(wire, rows, (id) => trails.get(id)?.at(-1), meta.ClockStartedAt, line),
+            decodeCompactDelta(wire, rows, (id) => trails.get(id)?.at(-1), meta.ClockStartedAt, line, curve),
           );
+          curve = applyLeaderCurve(curve, wire);
         }
+        // The viewer's leader curve is the server's.
+        expect(curve).toEqual(baseline.leader ?? null);
         // The viewer holds exactly the baseline, whose watched fields are the server's now.
         expect(new Map([...rows].sort((a, b) => a[0] - b[0]))).toEqual(
           new Map([...baseline.rows].sort((a, b) => a[0] - b[0]).map(([id, r]) => [id, compactView(r)])),
@@ -597,8 +623,28 @@ describe('compact live codec', () => {
     expect(Math.abs(next[1].GapSeconds! - rows[1].GapSeconds!)).toBeGreaterThan(60);
     const bitsOf = (mask: number) =>
       [...Array(40).keys()].filter((i) => i !== 6 && Math.floor(mask / 2 ** i) % 2);
-    const gap = patch[2 + bitsOf(patch[1] as number).indexOf(3)];
-    expect(Math.abs(gap as number)).toBeLessThanOrEqual(1);
+    // Not sent: it is what the leader's progress gives, and the viewer took that (above).
+    expect(bitsOf(patch[1] as number)).not.toContain(3);
+    // A gap a few seconds off it travels as that difference.
+    const off = [
+      next[0],
+      { ...next[1], DistanceKm: 9.35, GapSeconds: runner2(9.35, AT + 280_000).GapSeconds! + 4 },
+    ];
+    now = AT + 300_000;
+    const d3 = encodeCompactDelta(
+      baseline,
+      off,
+      [[2, AT + 280_000, 46, 7]],
+      10,
+      now,
+      START,
+      null,
+      null,
+      progressOf,
+    )!;
+    id = 0;
+    const p3 = compactDeltaRows(d3).P.find((p) => (id += p[0] as number) === 2)!;
+    expect(p3[2 + bitsOf(p3[1] as number).indexOf(3)]).toBe(4);
     // A new leader: its whole curve.
     const swapped = [
       { ...next[1], RunnerId: 2, Rank: 1 },
