@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import {
+  applyLeaderCurve,
   compactBaseline,
   compactDeltaRows,
   compactView,
@@ -23,6 +24,8 @@ import {
   decodeCompactSnapshot,
   encodeCompactDelta,
   encodeCompactSnapshot,
+  leaderCurveOf,
+  type LeaderCurve,
   type LeaderboardRow,
   type LiveCompactDelta,
   type LiveCompactSnapshot,
@@ -51,12 +54,18 @@ function messages(text: string, event: string): unknown[] {
 const old = (
   process.env.WIRE_REPLAY_CODEC
     ? await import(path.resolve(process.env.WIRE_REPLAY_CODEC))
-    : { decodeCompactDelta, decodeCompactSnapshot, courseLine }
+    : { decodeCompactDelta, decodeCompactSnapshot, courseLine, leaderCurveOf, applyLeaderCurve }
 ) as {
   decodeCompactDelta: typeof decodeCompactDelta;
   decodeCompactSnapshot: typeof decodeCompactSnapshot;
   courseLine: typeof courseLine;
+  leaderCurveOf?: typeof leaderCurveOf;
+  applyLeaderCurve?: typeof applyLeaderCurve;
 };
+
+/** The leader's progress as a curve gives it (whole seconds and metres: the codec makes the same curve of it). */
+const progressFrom = (curve: LeaderCurve | null) => (id: number) =>
+  curve && curve.id === id ? curve.t.map((t, i) => ({ t: t * 1000, distanceM: curve.m[i] })) : null;
 
 /** What the viewer of the dump held after each message: rows, trails, and each delta's fixes. */
 function replayDump(text: string) {
@@ -70,9 +79,20 @@ function replayDump(text: string) {
     delta: LiveCompactDelta;
     rows: LeaderboardRow[];
     fixes: [number, number, number, number][];
+    curve: LeaderCurve | null;
   }[] = [];
+  const firstCurve = old.leaderCurveOf?.(snap) ?? null;
+  let curve = firstCurve;
   for (const d of deltas) {
-    const u = old.decodeCompactDelta(d, rows, (id) => trails.get(id)?.at(-1), snap.ClockStartedAt, line);
+    const u = old.decodeCompactDelta(
+      d,
+      rows,
+      (id) => trails.get(id)?.at(-1),
+      snap.ClockStartedAt,
+      line,
+      curve,
+    );
+    curve = old.applyLeaderCurve?.(curve, d) ?? null;
     for (const r of u.Rows) rows.set(r.RunnerId, r);
     for (const [id, rank] of u.Ranks) rows.set(id, { ...rows.get(id)!, Rank: rank });
     for (const [id, t, lat, lon] of u.Fixes) {
@@ -84,13 +104,14 @@ function replayDump(text: string) {
       delta: d,
       rows: [...rows.values()].map((r) => ({ ...r })),
       fixes: u.Fixes.map((f) => [...f]),
+      curve,
     });
   }
-  return { snap, first, line, steps };
+  return { snap, first, line, steps, firstCurve };
 }
 
 const text = readFileSync(process.argv[2], 'utf8');
-const { snap, first, line, steps } = replayDump(text);
+const { snap, first, line, steps, firstCurve } = replayDump(text);
 const cycleMs = Number(process.env.CYCLE_S ?? 150) * 1000;
 const lastAt = Date.parse(steps.at(-1)!.delta.At);
 
@@ -109,6 +130,7 @@ const again = encodeCompactSnapshot(
   trailMap,
   Date.parse(snap.At),
   snap.Line,
+  firstCurve ?? undefined,
 );
 const snapOld = deflated(`event: snap\ndata: ${JSON.stringify(snap)}\n\n`);
 const snapNew = deflated(`event: snap\ndata: ${JSON.stringify(again)}\n\n`);
@@ -136,7 +158,7 @@ console.log(`  now: ${parts(again)}`);
 }
 
 // The deltas, again, in one chain; the cycle = the deltas of the last CYCLE_S seconds.
-const baseline = compactBaseline(first.Rows, trailMap);
+const baseline = compactBaseline(first.Rows, trailMap, progressFrom(firstCurve));
 const clockStart = snap.ClockStartedAt === null ? null : Date.parse(snap.ClockStartedAt);
 const chainOld = new DeflateChain();
 const chainNew = new DeflateChain();
@@ -146,6 +168,7 @@ let bad = 0;
 const held = new Map(first.Rows.map((r) => [r.RunnerId, r]));
 const heldTrail = new Map(first.Trails.map((t) => [t.RunnerId, [...t.Trail]]));
 const newDeltas: LiveCompactDelta[] = [];
+let heldCurve: LeaderCurve | null = baseline.leader ?? null;
 for (const [k, s] of steps.entries()) {
   const at = Date.parse(s.delta.At);
   const d = encodeCompactDelta(
@@ -157,6 +180,7 @@ for (const [k, s] of steps.entries()) {
     clockStart,
     s.delta.C ?? null,
     line,
+    progressFrom(s.curve),
   );
   const oldMsg = encodeSseMessage('delta', JSON.stringify(s.delta), `1.${k}`);
   chainOld.add(oldMsg);
@@ -168,7 +192,15 @@ for (const [k, s] of steps.entries()) {
   chainNew.add(newMsg);
   if (inCycle) cycleNew += chainedPiece(newMsg)!.length;
   // Check: the new delta decodes to the same state.
-  const u = decodeCompactDelta(d, held, (id) => heldTrail.get(id)?.at(-1), snap.ClockStartedAt, line);
+  const u = decodeCompactDelta(
+    d,
+    held,
+    (id) => heldTrail.get(id)?.at(-1),
+    snap.ClockStartedAt,
+    line,
+    heldCurve,
+  );
+  heldCurve = applyLeaderCurve(heldCurve, d);
   for (const r of u.Rows) held.set(r.RunnerId, r);
   for (const [id, rank] of u.Ranks) held.set(id, { ...held.get(id)!, Rank: rank });
   for (const [id, t, lat, lon] of u.Fixes) {

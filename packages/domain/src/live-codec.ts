@@ -1051,18 +1051,6 @@ export function encodeCompactDelta(
         }
         return;
       }
-      if (name === 'GapSeconds' && a != null && b != null) {
-        // A gap the viewer holds: implied when it is what the leader's progress gives, sent otherwise.
-        const implied = curveGap(next, pred);
-        if (implied !== null) {
-          const rel = toInt(kind, scale, b, ctx)! - implied;
-          if (rel !== 0) {
-            mask += bit(i);
-            values.push(rel);
-          }
-          return;
-        }
-      }
       if (name === 'GapKm' && L !== undefined && a != null && b != null && next.DistanceKm != null) {
         // A gap the viewer holds: implied when it is the leader's distance less the row's, sent otherwise.
         const rel = toInt(kind, scale, b, ctx)! - reference(name, kind, scale, a, next, L, ctx, prev, pred);
@@ -1329,13 +1317,6 @@ function fixInterval(
 
 const fixTimeRef = (ref: FixRef | undefined, I: number, base: number) => (ref ? ref[0] + I * 1000 : base);
 
-/** The gap in seconds the leader's progress gives the row (the time since the leader passed its distance, at its newest fix), or null. */
-function curveGap(row: Record<string, unknown>, pred: Prediction): number | null {
-  if (!pred.curve || pred.fixMs === undefined || typeof row.DistanceKm !== 'number') return null;
-  const theirs = leaderTimeAt(pred.curve, Math.round(row.DistanceKm * 1000));
-  return theirs === null ? null : Math.max(0, Math.round(pred.fixMs / 1000 - theirs));
-}
-
 /**
  * What a patched number travels against (its value is the difference): for GapKm, leader − DistanceKm when the
  * message gives the leader's distance; for elapsed time, the race clock (in `toInt`); for DistanceKm, the distance
@@ -1366,9 +1347,10 @@ function reference(
     const moved = toInt(kind, scale, row[anchor], ctx)! - toInt(kind, scale, heldRow[anchor], ctx)!;
     return h + moved;
   }
-  if (name === 'GapSeconds') {
-    const gap = curveGap(row, pred);
-    if (gap !== null) return gap;
+  if (name === 'GapSeconds' && pred.curve && pred.fixMs !== undefined && typeof row.DistanceKm === 'number') {
+    // The time since the leader passed the row's distance, at the runner's newest fix.
+    const theirs = leaderTimeAt(pred.curve, Math.round(row.DistanceKm * 1000));
+    if (theirs !== null) return Math.max(0, Math.round(pred.fixMs / 1000 - theirs));
   }
   if (h !== null && pred.dtMs > 0) {
     // The pace as the viewer holds it (whole seconds; the server's baseline keeps the row as given).
@@ -1504,11 +1486,6 @@ export function decodeCompactDelta(
         if (kind === 'elapsed' && ctx.startMs !== null && prev?.[name] != null) row[name] = clockSeconds(ctx);
         if (name === 'Percent' && d.C !== undefined && prev?.[name] != null && row.DistanceKm != null)
           row[name] = impliedPercent(row.DistanceKm as number, d.C) / scale;
-        // A held gap in seconds not sent is what the leader's progress gives, when it gives one.
-        if (name === 'GapSeconds' && prev?.[name] != null) {
-          const implied = curveGap(row, pred);
-          if (implied !== null) row[name] = implied;
-        }
         // A held gap in km not sent is the leader's distance less the row's.
         if (name === 'GapKm' && d.L !== undefined && prev?.[name] != null && row.DistanceKm != null)
           row[name] = fromInt(kind, scale, reference(name, kind, scale, null, row, d.L, ctx), ctx);
