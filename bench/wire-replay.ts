@@ -169,12 +169,25 @@ const held = new Map(first.Rows.map((r) => [r.RunnerId, r]));
 const heldTrail = new Map(first.Trails.map((t) => [t.RunnerId, [...t.Trail]]));
 const newDeltas: LiveCompactDelta[] = [];
 let heldCurve: LeaderCurve | null = baseline.leader ?? null;
+/** MERGE=n: encode every n-th state only (the fixes of the ones between with it), as a longer batch would. */
+const merge = Number(process.env.MERGE ?? 1);
+let pendingFixes: [number, number, number, number][] = [];
 for (const [k, s] of steps.entries()) {
   const at = Date.parse(s.delta.At);
+  pendingFixes.push(...s.fixes);
+  const skip = merge > 1 && (k + 1) % merge !== 0 && k !== steps.length - 1;
+  const oldMsgSkipped = encodeSseMessage('delta', JSON.stringify(s.delta), `1.${k}`);
+  if (skip) {
+    chainOld.add(oldMsgSkipped);
+    if (at > lastAt - cycleMs) cycleOld += chainedPiece(oldMsgSkipped)!.length;
+    continue;
+  }
+  const fixesNow = pendingFixes;
+  pendingFixes = [];
   const d = encodeCompactDelta(
     baseline,
     s.rows,
-    s.fixes,
+    fixesNow,
     s.delta.Seq,
     at,
     clockStart,

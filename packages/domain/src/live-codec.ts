@@ -1347,6 +1347,16 @@ function reference(
     const moved = toInt(kind, scale, row[anchor], ctx)! - toInt(kind, scale, heldRow[anchor], ctx)!;
     return h + moved;
   }
+  if (
+    name === 'PaceSecondsPerKm' &&
+    pred.fixMs !== undefined &&
+    ctx.startMs !== null &&
+    typeof row.DistanceKm === 'number' &&
+    row.DistanceKm > 0
+  ) {
+    // The average pace: the race time at the newest fix over the distance (matching.ts), whole seconds.
+    return Math.round((pred.fixMs - ctx.startMs) / Math.round(row.DistanceKm * 1000));
+  }
   if (name === 'GapSeconds' && pred.curve && pred.fixMs !== undefined && typeof row.DistanceKm === 'number') {
     // The time since the leader passed the row's distance, at the runner's newest fix.
     const theirs = leaderTimeAt(pred.curve, Math.round(row.DistanceKm * 1000));

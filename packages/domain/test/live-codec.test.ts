@@ -583,8 +583,11 @@ describe('compact live codec', () => {
         Longitude: 7,
       }) as LeaderboardRow;
     const leaderAt = (t: number) => upTo(t).at(-1)!;
-    const runner2 = (km: number, ping: number) =>
-      row(2, 2, km, ping, Math.round(Math.max(0, ping - timeAt(km * 1000)) / 1000));
+    // Its average pace too: the race time at its newest fix over its distance (the matcher's rule).
+    const runner2 = (km: number, ping: number) => ({
+      ...row(2, 2, km, ping, Math.round(Math.max(0, ping - timeAt(km * 1000)) / 1000)),
+      PaceSecondsPerKm: Math.round((ping - START) / (km * 1000)),
+    });
     const trails = new Map<number, TrailPoint[]>([
       [1, [[leaderAt(now).t, 46, 7]]],
       [2, [[AT - 20_000, 46, 7]]],
@@ -623,6 +626,9 @@ describe('compact live codec', () => {
     expect(Math.abs(next[1].GapSeconds! - rows[1].GapSeconds!)).toBeGreaterThan(60);
     const bitsOf = (mask: number) =>
       [...Array(40).keys()].filter((i) => i !== 6 && Math.floor(mask / 2 ** i) % 2);
+    // The pace changed (bit 10) and is what the viewer predicts: 0.
+    expect(patch[2 + bitsOf(patch[1] as number).indexOf(10)]).toBe(0);
+    expect(u.Rows.find((r) => r.RunnerId === 2)?.PaceSecondsPerKm).toBe(next[1].PaceSecondsPerKm);
     // Sent as its difference from what the leader's progress gives: 0 here (the viewer took that, above).
     expect(patch[2 + bitsOf(patch[1] as number).indexOf(3)]).toBe(0);
     // A gap a few seconds off it travels as that difference.
