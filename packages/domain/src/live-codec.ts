@@ -114,6 +114,19 @@ const WATCHED = new Set<string>([
   'Age',
 ]);
 
+/** Fields a patched row that moved (a new fix, another distance) sends changed or not (`encodeCompactDelta`). */
+const SENT_WHEN_MOVING = new Set<string>([
+  'DistanceKm',
+  'GapSeconds',
+  'EtaFinish',
+  'EtaFinishEarliest',
+  'EtaFinishLatest',
+  'PaceSecondsPerKm',
+  'EtaNextWaypoint',
+  'EtaNextWaypointEarliest',
+  'EtaNextWaypointLatest',
+]);
+
 /**
  * A field that travels as its difference from another field of the same row when it has no value to be a delta of
  * (an estimate appearing: from the position and distance; an ETA range: from the ETA). The anchor comes first.
@@ -1021,6 +1034,7 @@ export function encodeCompactDelta(
       Math.round(row.Longitude * LATLON) === newest[2];
     let mask = 0;
     let nulls = 0;
+    const moving = fromFix && prev !== undefined && prev.DistanceKm !== row.DistanceKm;
     const values: (number | string | null)[] = [];
     const pred: Prediction = {
       dtMs: predictionDt(prev?.LastPingTime, baseline.newestFix.get(row.RunnerId)?.[0]),
@@ -1070,7 +1084,10 @@ export function encodeCompactDelta(
         }
         return;
       }
-      if (prev && same(kind, scale, a, b, ctx)) return;
+      // A moving runner's row carries these every time, 0 when unchanged: its masks stay a few (which of them changed
+      // varied from row to row, and cost more than the zeros; wire-replay on the winding course).
+      if (prev && same(kind, scale, a, b, ctx) && !(moving && a != null && SENT_WHEN_MOVING.has(name)))
+        return;
       if (b === undefined) {
         if (a !== undefined) Undef.push(row.RunnerId, i);
         return;

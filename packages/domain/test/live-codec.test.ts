@@ -118,6 +118,14 @@ const meta = {
   HasCourse: true,
 };
 
+/** A patch row's field bits (the fix bit too). */
+const bitsIn = (mask: number) => [...Array(40).keys()].filter((i) => Math.floor(mask / 2 ** i) % 2 === 1);
+/** A patch row's values by field bit (the fix bit carries none). */
+function valuesOf(patch: (number | string | null)[]): Map<number, number | string | null> {
+  const bits = bitsIn(patch[1] as number).filter((b) => b !== 6);
+  return new Map(bits.map((b, k) => [b, patch[2 + k]]));
+}
+
 describe('compact live codec', () => {
   it('decodes a snapshot to the rows and trails it encoded (positions to 1e-5°, ETAs to the minute)', () => {
     for (let seed = 1; seed <= 20; seed++) {
@@ -322,14 +330,20 @@ describe('compact live codec', () => {
     };
     const next = rows.map((x) => (x === r ? moved : x));
     const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, lat, last[2]]], 2, AT + 5000);
-    // [id, mask, distance in metres off the pace's prediction]; the position and time are the fix's, the gap in
-    // km the leader's distance less the runner's; no rank moved. The fix: its time as the interval I after the
-    // newest held (0 off it), its position as the move.
-    expect(compactDeltaRows(delta!).P).toEqual([[r.RunnerId, 1 + 2 ** 6, 0]]);
-    // On the wire in columns: RunnerIds, masks (indexes into the message's masks), one column per field (distance),
-    // integers packed as zigzag base-32 digits, low first (0 is 'A', 11 → 22 'W'; a digit of 32 and more says
-    // another follows).
-    expect(delta?.P).toEqual(['W', ['A', 1 + 2 ** 6], 'A']);
+    // [id, mask, values]: the distance in metres off the pace's prediction (0); a moving runner's row carries its
+    // predicted fields changed or not (the gap in seconds off the leader's pace, the ETAs, the pace), so its mask is
+    // the same as other moving rows'; the position and time are the fix's, the gap in km the leader's distance less
+    // the runner's; no rank moved. The fix: its time as the interval I after the newest held (0 off it), its
+    // position as the move.
+    const [patch] = compactDeltaRows(delta!).P;
+    expect(patch[0]).toBe(r.RunnerId);
+    expect(valuesOf(patch).get(0)).toBe(0);
+    expect([...valuesOf(patch).keys()].every((b) => [0, 3, 7, 8, 9, 10, 20, 21, 22].includes(b))).toBe(true);
+    expect(bitsIn(patch[1] as number)).toContain(6);
+    // On the wire in columns: RunnerIds, masks (indexes into the message's masks), one column per field, integers
+    // packed as zigzag base-32 digits, low first (0 is 'A', 11 → 22 'W'; a digit of 32 and more says another
+    // follows).
+    expect(delta?.P.slice(0, 2)).toEqual(['W', ['A', patch[1]]]);
     expect(delta?.K).toBeUndefined();
     expect(delta?.I).toBe(150);
     // Count 1, time 0, Δlat 300 (→ 600: 24 + 32 = '4', then 18 'S'), Δlon 0.
@@ -492,7 +506,9 @@ describe('compact live codec', () => {
     const next = rows.map((x) => (x === r ? moved : x));
     const delta = encodeCompactDelta(baseline, next, [[r.RunnerId, t, last[1], last[2]]], 2, t + 3000)!;
     expect(delta.LP).toBe(300);
-    expect(compactDeltaRows(delta).P).toEqual([[r.RunnerId, 1 + 2 ** 3 + 2 ** 6, 0, 3]]);
+    const [patch] = compactDeltaRows(delta).P;
+    expect(patch[0]).toBe(r.RunnerId);
+    expect([valuesOf(patch).get(0), valuesOf(patch).get(3)]).toEqual([0, 3]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
       new Map(rows.map((x) => [x.RunnerId, compactView(x)])),
