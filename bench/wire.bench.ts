@@ -25,6 +25,7 @@ import path from 'node:path';
 import { createGunzip, deflateRawSync } from 'node:zlib';
 import {
   compactDeltaRows,
+  decodeCompactSnapshot,
   gaussian,
   seededRandom,
   type LiveCompactDelta,
@@ -226,11 +227,17 @@ function describeCompactSnapshot(text: string) {
     deflated(JSON.stringify(v)),
   ]);
   parts.push(['Trails', deflated(JSON.stringify(snap.Trails))]);
+  // Trails against the course: counts, times, distances, offsets across, second offsets, milliseconds, newest Δlon.
+  const ct = ['counts', 'times', 'distances', 'offsets', 'second offsets', 'newest ms', 'newest Δlon'];
+  (snap.CT ?? []).forEach((c, i) => parts.push([`trail ${ct[i] ?? i}`, deflated(JSON.stringify(c))]));
+  if (snap.CT) parts.push(['trails (CT) in all', deflated(JSON.stringify(snap.CT))]);
+  if (snap.Line) parts.push(['Line', deflated(JSON.stringify(snap.Line))]);
+  if (snap.LC) parts.push(['leader curve', deflated(JSON.stringify(snap.LC))]);
   parts.sort((a, b) => b[1] - a[1]);
-  const points = snap.Trails.reduce((n, t) => n + t.length / 3, 0);
+  const points = decodeCompactSnapshot(snap).Trails.reduce((n, t) => n + t.Trail.length, 0);
   console.log(
     `  compact snapshot parts (each deflated alone): ${parts
-      .slice(0, 12)
+      .slice(0, 16)
       .map(([k, n]) => `${k} ${kb(n)}`)
       .join(', ')}; ${points} trail points`,
   );

@@ -1361,8 +1361,20 @@ function reference(
   if (h !== null && kind === 'min' && anchor && heldRow?.[anchor] != null && row[anchor] != null) {
     // An ETA's earliest or latest: where it was, moved as the ETA moved (the range's width changes slowly; the ETA's
     // own news is already in). On the winding bench course this halves what the ranges cost.
-    const moved = toInt(kind, scale, row[anchor], ctx)! - toInt(kind, scale, heldRow[anchor], ctx)!;
-    return h + moved;
+    const a0 = toInt(kind, scale, heldRow[anchor], ctx)!;
+    const a1 = toInt(kind, scale, row[anchor], ctx)!;
+    const ping = heldRow.LastPingTime;
+    if (anchor === 'EtaFinish' && typeof ping === 'string' && pred.fixMs !== undefined) {
+      // To the finish, the range's width shrinks with the time left (it is the pace's spread over what remains):
+      // the width held × time left now / time left then (0.6 KB less per cycle on the winding course than moving it
+      // unchanged; to the next aid station, whose range restarts at each, it did not help).
+      // (The ETAs as the viewer holds them: whole minutes.)
+      const minute0 = Math.floor(ctx.atMs / MINUTE);
+      const leftThen = (a0 + minute0) * MINUTE - Date.parse(ping);
+      const leftNow = (a1 + minute0) * MINUTE - pred.fixMs;
+      if (leftThen > 0 && leftNow > 0) return a1 + Math.round(((h - a0) * leftNow) / leftThen);
+    }
+    return h + a1 - a0;
   }
   if (
     name === 'PaceSecondsPerKm' &&
