@@ -263,7 +263,7 @@ function describeCompactDeltas(text: string) {
   }
   console.log(
     `  compact deltas: ${deltas.length} messages, ${patches} row patches, ${fixes} fixes; deflated alone: ` +
-      `patches ${kb(part((d) => d.P))} (RunnerIds ${kb(part((d) => d.P[0]))}, masks ${kb(part((d) => d.P[1]))}), ` +
+      `patches ${kb(part((d) => d.P))} (RunnerIds ${kb(part((d) => d.P[0]))}, told by who is due ${kb(part((d) => d.PI))}, masks ${kb(part((d) => d.P[1]))}), ` +
       `fixes ${kb(part((d) => d.F))}, ranks off ${kb(part((d) => [d.J, d.K]))}, the rest ` +
       `${kb(part((d) => ({ ...d, P: undefined, F: undefined, J: undefined, K: undefined })))}`,
   );

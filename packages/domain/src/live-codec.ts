@@ -951,6 +951,13 @@ export function encodeCompactDelta(
     if (!prev || watchedChange(prev, row, ctx)) changed.push(row);
   }
   changed.sort((a, b) => a.RunnerId - b.RunnerId);
+  const PI = patchedIdsWire(
+    changed.map((r) => r.RunnerId),
+    baseline.rows.keys(),
+    (id) => baseline.newestFix.get(id)?.[0],
+    I,
+    atMs,
+  );
   /** Where the course puts a patched row's distance (its newest fix travels against it when that is closer). */
   const onCourse = new Map<number, [number, number]>();
   if (line)
@@ -1143,12 +1150,13 @@ export function encodeCompactDelta(
   return {
     Seq: seq,
     At: new Date(atMs).toISOString(),
-    P: patchColumns(P),
+    P: PI ? ['', ...patchColumns(P).slice(1)] : patchColumns(P),
+    ...(PI ? { PI } : {}),
     ...(Undef.length ? { Undef } : {}),
     ...(Null.length ? { Null } : {}),
     ...(L !== undefined ? { L } : {}),
     ...(LP !== undefined && P.length ? { LP } : {}),
-    ...(F.length && I !== 0 ? { I } : {}),
+    ...((F.length || PI) && I !== 0 ? { I } : {}),
     ...(C !== undefined && P.length ? { C } : {}),
     ...(K.length ? { K } : {}),
     ...(J.length ? { J } : {}),
@@ -1240,10 +1248,10 @@ function patchRows(columns: readonly WireColumn[]): (number | string | null)[][]
   const used = [...new Set(masks.flatMap(bitsOf))].sort((a, b) => a - b);
   const next = new Map(used.map((b) => [b, 0]));
   const column = new Map(used.map((b, k) => [b, unpack(columns[2 + k] ?? [])]));
-  return ids.map((id, r) => [
-    id,
-    masks[r],
-    ...bitsOf(masks[r]).map((b) => {
+  return masks.map((mask, r) => [
+    ids[r] ?? 0,
+    mask,
+    ...bitsOf(mask).map((b) => {
       const k = next.get(b)!;
       next.set(b, k + 1);
       return column.get(b)![k];
@@ -1277,9 +1285,92 @@ function fixRows(wire: FixWire, patched: number): number[] {
 }
 
 /** A delta's patches as rows ([RunnerId − previous, mask, values…]) and its fixes interleaved, as the codec reads them. */
-export function compactDeltaRows(d: LiveCompactDelta): { P: (number | string | null)[][]; F: number[] } {
-  const P = patchRows(d.P);
+export function compactDeltaRows(
+  d: LiveCompactDelta,
+  ids?: readonly number[],
+): { P: (number | string | null)[][]; F: number[] } {
+  // With PI, the RunnerIds come from what the viewer holds (`patchedIds`): without them, each row's is 0.
+  const P = patchRows(
+    ids && d.P.length ? [pack(ids.map((x, i) => x - (i ? ids[i - 1] : 0))), ...d.P.slice(1)] : d.P,
+  );
   return { P, F: fixRows(d.F ?? [], P.length) };
+}
+
+/**
+ * The runners a message patches, told by what is due: trackers report at a steady interval, so the viewer can tell
+ * which runners' fixes a message brings (each runner's newest fix held + the message's interval I, at or before the
+ * message's time less a lag) and the server sends only the difference (PI: [lag s, runners due but not patched,
+ * runners patched but not due], RunnerIds as differences, packed) when that is shorter than the RunnerIds.
+ */
+function dueRunners(
+  ids: Iterable<number>,
+  newestMs: (id: number) => number | undefined,
+  I: number,
+  atMs: number,
+  lagS: number,
+): number[] {
+  const due: number[] = [];
+  for (const id of ids) {
+    const t = newestMs(id);
+    if (t !== undefined && t + I * 1000 <= atMs - lagS * 1000) due.push(id);
+  }
+  return due.sort((a, b) => a - b);
+}
+
+const idDeltas = (xs: readonly number[]) => xs.map((x, i) => x - (i ? xs[i - 1] : 0));
+
+/** The lags the server tries (s): trackers' fixes arrive a little after their time, satellites' much later. */
+const LAGS = [0, 2, 5, 10, 30, 60];
+
+function patchedIdsWire(
+  ids: readonly number[],
+  held: Iterable<number>,
+  newestMs: (id: number) => number | undefined,
+  I: number,
+  atMs: number,
+): [number, string, string] | null {
+  if (!I || !ids.length) return null;
+  const heldIds = [...held];
+  let best: [number, string, string] | null = null;
+  let bestLen = (pack(idDeltas(ids)) as string).length;
+  const patched = new Set(ids);
+  for (const lag of LAGS) {
+    const due = dueRunners(heldIds, newestMs, I, atMs, lag);
+    const dueSet = new Set(due);
+    const misses = pack(idDeltas(due.filter((x) => !patched.has(x)))) as string;
+    const extras = pack(idDeltas(ids.filter((x) => !dueSet.has(x)))) as string;
+    if (misses.length + extras.length < bestLen) {
+      bestLen = misses.length + extras.length;
+      best = [lag, misses, extras];
+    }
+  }
+  return best;
+}
+
+/** The RunnerIds a delta patches, in order: from P, or with PI from the rows and newest fixes the viewer holds. */
+export function deltaRunnerIds(
+  d: LiveCompactDelta,
+  rows: ReadonlyMap<number, unknown>,
+  newestFix: (runnerId: number) => TrailPoint | undefined,
+): number[] {
+  if (d.PI) return patchedIdsFrom(d.PI, rows.keys(), (id) => newestFix(id)?.[0], d.I ?? 0, Date.parse(d.At));
+  let id = 0;
+  return patchRows(d.P).map((p) => (id += p[0] as number));
+}
+
+/** The RunnerIds a delta with PI patches, from what the viewer holds (sorted). */
+function patchedIdsFrom(
+  pi: readonly [number, string, string],
+  held: Iterable<number>,
+  newestMs: (id: number) => number | undefined,
+  I: number,
+  atMs: number,
+): number[] {
+  const sum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((a, b) => a + b, 0));
+  const misses = new Set(sum(unpack(pi[1]) as number[]));
+  const extras = sum(unpack(pi[2]) as number[]);
+  const due = dueRunners(held, newestMs, I, atMs, pi[0]).filter((x) => !misses.has(x));
+  return [...due, ...extras].sort((a, b) => a - b);
 }
 
 /**
@@ -1435,7 +1526,7 @@ export function decodeCompactDelta(
     }
     return newest.get(id);
   };
-  const { P, F } = compactDeltaRows(d);
+  const { P, F } = compactDeltaRows(d, d.PI ? deltaRunnerIds(d, rows, newestFix) : undefined);
   const I = d.I ?? 0;
   let id = 0;
   // The patched rows' fixes first (in their order), then the other runners' with their RunnerId.

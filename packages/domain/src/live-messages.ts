@@ -234,6 +234,11 @@ export const liveCompactDeltaSchema = z.object({
   LP: z.number().int().optional(),
   /** A new leader's progress, as the snapshot's LC. */
   LC: z.array(z.number().int()).optional(),
+  /**
+   * The patched runners told by what is due (then P's RunnerId column is empty): [lag s, RunnerIds due but not
+   * patched, RunnerIds patched but not due], as differences, packed (`patchedIdsFrom` in live-codec.ts).
+   */
+  PI: z.tuple([z.number().int(), z.string(), z.string()]).optional(),
   /** The leader's progress since the last point held: [Δseconds, Δmetres, …]. */
   LA: z.array(z.number().int()).optional(),
 });

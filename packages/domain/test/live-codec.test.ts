@@ -13,6 +13,7 @@ import {
   encodeCourseLine,
   leaderCurveOf,
   applyLeaderCurve,
+  deltaRunnerIds,
   liveCompactDeltaSchema,
   pointOnLine,
   liveCompactSnapshotSchema,
@@ -626,8 +627,10 @@ describe('compact live codec', () => {
     expect(delta.LC).toBeUndefined();
     expect(delta.LA).toHaveLength(2);
     // Runner 2's patch (RunnerIds travel as differences: 1, then 2 − 1).
-    let id = 0;
-    const patch = compactDeltaRows(delta).P.find((p) => (id += p[0] as number) === 2)!;
+    const heldRows = new Map(rows.map((r) => [r.RunnerId, r]));
+    const newestOf2 = (id: number) => trails.get(id)!.at(-1);
+    const ids = deltaRunnerIds(delta, heldRows, newestOf2);
+    const patch = compactDeltaRows(delta, ids).P[ids.indexOf(2)];
     expect(patch).toBeDefined();
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
@@ -652,6 +655,8 @@ describe('compact live codec', () => {
       next[0],
       { ...next[1], DistanceKm: 9.35, GapSeconds: runner2(9.35, AT + 280_000).GapSeconds! + 4 },
     ];
+    // What the viewer holds by then: the first delta's fixes are the newest.
+    const newestThen = new Map(fixes.map(([id, t, lat, lon]): [number, TrailPoint] => [id, [t, lat, lon]]));
     now = AT + 300_000;
     const d3 = encodeCompactDelta(
       baseline,
@@ -664,8 +669,8 @@ describe('compact live codec', () => {
       null,
       progressOf,
     )!;
-    id = 0;
-    const p3 = compactDeltaRows(d3).P.find((p) => (id += p[0] as number) === 2)!;
+    const ids3 = deltaRunnerIds(d3, heldRows, (id) => newestThen.get(id));
+    const p3 = compactDeltaRows(d3, ids3).P[ids3.indexOf(2)];
     expect(p3[2 + bitsOf(p3[1] as number).indexOf(3)]).toBe(4);
     // A new leader: its whole curve.
     const swapped = [
@@ -676,6 +681,75 @@ describe('compact live codec', () => {
       id === 2 ? progress.slice(0, 3) : null,
     )!;
     expect(d2.LC?.[0]).toBe(2);
+  });
+
+  it('tells the runners a message patches by who is due (steady trackers), and by RunnerId when that is shorter', () => {
+    const random = seededRandom(31);
+    // 60 runners whose trackers report every 150 s, each at its own phase; a message every 15 s.
+    const ids = Array.from({ length: 60 }, (_, i) => 3 + i * 2);
+    const phase = new Map(ids.map((id) => [id, Math.floor(random() * 150) * 1000]));
+    const trails = new Map<number, TrailPoint[]>(
+      ids.map((id) => [id, [[AT - 150_000 + phase.get(id)!, 46, 7]]]),
+    );
+    const row = (id: number, km: number, t: number) =>
+      ({
+        RunnerId: id,
+        Rank: null,
+        Status: 'racing',
+        DistanceKm: km,
+        LastPingTime: new Date(t).toISOString(),
+        Latitude: 46,
+        Longitude: 7,
+      }) as LeaderboardRow;
+    const rows = ids.map((id) => row(id, 5, trails.get(id)![0][0]));
+    const baseline = compactBaseline(rows, trails);
+    const held = new Map(rows.map((r) => [r.RunnerId, r]));
+    const newest = (id: number) => trails.get(id)!.at(-1);
+    // At AT + 15 s: every runner whose fix is due (150 s after its last) reports, but two are late; one reports early.
+    const at = AT + 15_000;
+    const due = ids.filter((id) => trails.get(id)![0][0] + 150_000 <= at);
+    expect(due.length).toBeGreaterThan(3);
+    const late = due.slice(0, 2);
+    const early = ids.find((id) => !due.includes(id))!;
+    const reporting = [...due.filter((id) => !late.includes(id)), early];
+    const fixes = reporting.map((id): [number, number, number, number] => [
+      id,
+      trails.get(id)![0][0] + 150_000,
+      46.001,
+      7,
+    ]);
+    const next = ids.map((id) => {
+      const f = fixes.find((x) => x[0] === id);
+      return f ? row(id, 5.4, f[1]) : held.get(id)!;
+    });
+    next.forEach((r) => {
+      if (reporting.includes(r.RunnerId)) r.Latitude = 46.001;
+    });
+    const delta = encodeCompactDelta(baseline, next, fixes, 2, at)!;
+    // [lag, the late ones, the early one] instead of every RunnerId.
+    expect(delta.PI).toBeDefined();
+    expect(delta.P[0]).toBe('');
+    expect(deltaRunnerIds(delta, held, newest)).toEqual([...reporting].sort((a, b) => a - b));
+    const u = decodeCompactDelta(
+      liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
+      held,
+      newest,
+    );
+    expect(u.Rows.map((r) => [r.RunnerId, r.DistanceKm])).toEqual(
+      [...reporting].sort((a, b) => a - b).map((id) => [id, 5.4]),
+    );
+    // Two runners with nothing due: their RunnerIds (shorter than a list of misses).
+    const b2 = compactBaseline(rows, trails);
+    const two = ids.filter((id) => !due.includes(id)).slice(0, 2);
+    const d2 = encodeCompactDelta(
+      b2,
+      ids.map((id) => (two.includes(id) ? row(id, 6, AT) : held.get(id)!)),
+      [],
+      3,
+      AT,
+    )!;
+    expect(d2.PI).toBeUndefined();
+    expect(deltaRunnerIds(d2, held, newest)).toEqual(two);
   });
 
   it("sends no percentage that is the distance's share of the course, and one that is not", () => {
