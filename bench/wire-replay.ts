@@ -13,7 +13,6 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { deflateRawSync } from 'node:zlib';
 import {
   applyLeaderCurve,
   compactBaseline,
@@ -33,19 +32,9 @@ import {
 } from '@racebeacon/domain';
 import { chainedPiece, DeflateChain } from '../apps/server/src/live/sse-compression';
 import { encodeSseMessage } from '../apps/server/src/live/sse-hub';
+import { deflated, sseMessages } from './sse-text';
 
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-const deflated = (text: string) => deflateRawSync(Buffer.from(text), { level: 6 }).length;
-
-function messages(text: string, event: string): unknown[] {
-  const out: unknown[] = [];
-  for (const block of text.split('\n\n')) {
-    if (!block.includes(`event: ${event}\n`)) continue;
-    const data = block.split('\n').find((l) => l.startsWith('data: '));
-    if (data) out.push(JSON.parse(data.slice(6)));
-  }
-  return out;
-}
 
 /**
  * The codec the dump was made with decodes it (WIRE_REPLAY_CODEC: a module path, by default this one): a codec change
@@ -69,8 +58,8 @@ const progressFrom = (curve: LeaderCurve | null) => (id: number) =>
 
 /** What the viewer of the dump held after each message: rows, trails, and each delta's fixes. */
 function replayDump(text: string) {
-  const [snap] = messages(text, 'snap') as LiveCompactSnapshot[];
-  const deltas = messages(text, 'delta') as LiveCompactDelta[];
+  const [snap] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
+  const deltas = sseMessages(text, 'delta') as LiveCompactDelta[];
   const first = old.decodeCompactSnapshot(snap);
   const line = old.courseLine(snap.Line);
   const rows = new Map(first.Rows.map((r) => [r.RunnerId, r]));

@@ -22,7 +22,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createGunzip, deflateRawSync } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import {
   compactDeltaRows,
   decodeCompactSnapshot,
@@ -38,6 +38,7 @@ import { positions } from '../apps/server/src/db/schema';
 import { chainedPiece, DeflateChain, deflatedPiece } from '../apps/server/src/live/sse-compression';
 import { webDist } from '../apps/server/src/platform/web-app';
 import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from '../apps/server/test/support/live-seed';
+import { deflated, sseMessages } from './sse-text';
 import { windingCourse, windingRunner } from './winding-course';
 
 const RUNNERS = 2500;
@@ -204,23 +205,9 @@ function sseViewer(url: string, acceptEncoding?: string, snapshotEvent = 'snapsh
   );
 }
 
-/** Bytes of a text deflated on its own (what a message of just that costs, roughly). */
-const deflated = (text: string) => deflateRawSync(Buffer.from(text), { level: 6 }).length;
-
-/** The compact stream's messages, by event. */
-function compactMessages(text: string, event: string): unknown[] {
-  const out: unknown[] = [];
-  for (const block of text.split('\n\n')) {
-    if (!block.includes(`event: ${event}\n`)) continue;
-    const data = block.split('\n').find((l) => l.startsWith('data: '));
-    if (data) out.push(JSON.parse(data.slice(6)));
-  }
-  return out;
-}
-
 /** What the compact snapshot is made of: each column and the trails, deflated on their own. */
 function describeCompactSnapshot(text: string) {
-  const [snap] = compactMessages(text, 'snap') as LiveCompactSnapshot[];
+  const [snap] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
   if (!snap) return;
   const parts: [string, number][] = Object.entries(snap.Cols).map(([k, v]) => [
     k,
@@ -245,7 +232,7 @@ function describeCompactSnapshot(text: string) {
 
 /** What the compact deltas of a cycle are made of (each part deflated on its own, so only roughly). */
 function describeCompactDeltas(text: string) {
-  const deltas = compactMessages(text, 'delta') as LiveCompactDelta[];
+  const deltas = sseMessages(text, 'delta') as LiveCompactDelta[];
   const rows = deltas.map(compactDeltaRows);
   const part = (f: (d: LiveCompactDelta) => unknown) =>
     deflated(deltas.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));

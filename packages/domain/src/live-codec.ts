@@ -608,23 +608,31 @@ export function encodeCompactSnapshot(
   }
   const base = Math.floor(atMs / 1000) * 1000;
   const course = courseLine(line);
-  if (course) {
-    return {
-      V: 2,
-      ...meta,
-      At: new Date(atMs).toISOString(),
-      N: rows.length,
-      Cols,
-      ...(FromFix.length ? { FromFix } : {}),
-      ...(Object.keys(Undef).length ? { Undef } : {}),
-      Trails: [],
-      ...encodeCourseTrails(course, rows, trails, base / 1000),
-      Line: [...line!],
-      ...(leader ? { LC: curveWire(leader) } : {}),
-    };
-  }
+  return {
+    V: 2,
+    ...meta,
+    At: new Date(atMs).toISOString(),
+    N: rows.length,
+    Cols,
+    ...(FromFix.length ? { FromFix } : {}),
+    ...(Object.keys(Undef).length ? { Undef } : {}),
+    // With a course line the trails travel against it; without one, as moves.
+    ...(course
+      ? { Trails: [], ...encodeCourseTrails(course, rows, trails, base / 1000) }
+      : { Trails: trailsAsMoves(rows, trails, base) }),
+    ...(line ? { Line: [...line] } : {}),
+    ...(leader ? { LC: curveWire(leader) } : {}),
+  };
+}
+
+/** Snapshot trails without a course: per row [time, lat, lon, …], the first against the previous row's first, then moves. */
+function trailsAsMoves(
+  rows: readonly LeaderboardRow[],
+  trails: ReadonlyMap<number, readonly TrailPoint[]>,
+  base: number,
+): number[][] {
   let ref: FixRef = [base, 0, 0];
-  const Trails = rows.map((row) => {
+  return rows.map((row) => {
     const trail = trails.get(row.RunnerId) ?? [];
     const flat: number[] = [];
     let prev: FixRef | null = null;
@@ -647,18 +655,6 @@ export function encodeCompactSnapshot(
     });
     return flat;
   });
-  return {
-    V: 2,
-    ...meta,
-    At: new Date(atMs).toISOString(),
-    N: rows.length,
-    Cols,
-    ...(FromFix.length ? { FromFix } : {}),
-    ...(Object.keys(Undef).length ? { Undef } : {}),
-    Trails,
-    ...(line ? { Line: [...line] } : {}),
-    ...(leader ? { LC: curveWire(leader) } : {}),
-  };
 }
 
 /** The snapshot as the first stream's message (rows and trails as a viewer holds them). */
