@@ -233,7 +233,7 @@ function describeCompactSnapshot(text: string) {
 /** What the compact deltas of a cycle are made of (each part deflated on its own, so only roughly). */
 function describeCompactDeltas(text: string) {
   const deltas = sseMessages(text, 'delta') as LiveCompactDelta[];
-  const rows = deltas.map(compactDeltaRows);
+  const rows = deltas.map((d) => compactDeltaRows(d));
   const part = (f: (d: LiveCompactDelta) => unknown) =>
     deflated(deltas.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));
   const patches = rows.reduce((n, r) => n + r.P.length, 0);
