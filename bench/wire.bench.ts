@@ -54,9 +54,10 @@ const CYCLE_BUDGET = 15 * 1024;
  */
 const COMPACT_CYCLE_BEFORE = 31.8 * 1024;
 /**
- * This bench's figures on both courses (commit 3e3ba35, one run each, load 3–5): first view / cycle per viewer.
- * Straight 333.5 KB / 12.1 KB; winding 460.7 KB (compact snapshot 238.6 KB, its trails 173 KB) / 30.7 KB (patches
- * 22.7 KB, fixes 5.1 KB, ranks off 1.4 KB, each deflated alone).
+ * This bench's figures on both courses with the `?v=3` codec (commit 3e3ba35, one run each, load 3–5): first view /
+ * cycle per viewer. Straight 333.5 KB / 12.1 KB; winding 460.7 KB (compact snapshot 238.6 KB, its trails 173 KB) /
+ * 30.7 KB (patches 22.7 KB, fixes 5.1 KB, ranks off 1.4 KB, each deflated alone). With `?v=4` (commit 309215a, one
+ * run each): straight 290.2 KB / 9.0 KB; winding 336.3 KB (compact snapshot 113.1 KB) / 17.6 KB.
  */
 const MEASURED = {
   straight: { firstView: 333.5 * 1024, cycle: 12.1 * 1024 },
@@ -517,7 +518,7 @@ export default async function wireBench() {
         `${kb(COMPACT_CYCLE_BEFORE)} (this bench, commit 9385162) → ${kb(cycleCompact)} now`,
     );
     console.log(
-      `  measured before (commit 3e3ba35): straight course first view ${kb(MEASURED.straight.firstView)}, cycle ` +
+      `  measured on ?v=3, before trails against the course and this session's predictions (commit 3e3ba35): straight course first view ${kb(MEASURED.straight.firstView)}, cycle ` +
         `${kb(MEASURED.straight.cycle)}; winding course (WIRE_COURSE=winding) first view ` +
         `${kb(MEASURED.winding.firstView)}, cycle ${kb(MEASURED.winding.cycle)}; this run (${WINDING ? 'winding' : 'straight'}) ` +
         `cycle ${kb(cycleCompact)}`,
