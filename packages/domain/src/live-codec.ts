@@ -12,18 +12,20 @@ import type {
  * The compact live stream's codec (`…/live?v=4`), one for the server that encodes and the browser that decodes.
  *
  * Every leaderboard field has a kind: a number in fixed units (DistanceKm in metres, Percent in tenths, positions
- * in 1e-5 degrees), an exact time (LastPingTime, FinishTime: seconds with milliseconds), a predicted time (ETAs and
- * their ranges: whole minutes, floored, which is what the page shows), a string or a flag. The snapshot sends one
- * column per field, numbers delta-coded down the column (rows in leaderboard order: neighbours are close); trails
- * as deltas between fixes. A delta message patches only the fields that changed, numbers as the difference from what
+ * in 1e-5 degrees), an exact time (LastPingTime, FinishTime: seconds with milliseconds; LastCheckpointTime to the
+ * second), a predicted time (ETAs and their ranges: whole minutes, floored, which is what the page shows), a string or
+ * a flag. The snapshot sends one column per field, numbers delta-coded down the column (rows in leaderboard order:
+ * neighbours are close); trails against the course line when it has one (`encodeCourseTrails`: distance along it and
+ * an offset across it), as deltas between fixes otherwise; the leader's progress (`LeaderCurve`). A delta message patches only the fields that changed, numbers as the difference from what
  * the viewer holds; a row's position and last-ping time come from its newest fix when they are that fix; ranks
  * are not sent at all: the viewer ranks the rows it holds as the domain's leaderboard does (finish time, then
  * distance) and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's
  * distance less the row's and a percentage that is the distance's share of the course are implied, like an elapsed
  * time that is the race clock's; fixes as differences from the runner's newest fix. What the viewer can predict from
  * what it holds travels as the difference from that prediction (`reference`: a distance from the pace, a gap in
- * seconds from the leader's pace, a fix's time from the runner's interval); a patched row's newest fix as its offset
- * from the course point of the row's distance (`CourseLine`). On the wire, patches and fixes go in packed columns
+ * seconds from the leader's progress, a pace from the race time and distance, an ETA's range moved with its ETA, a
+ * fix's time from the runner's interval, which runners a message patches from who is due: `PI`); a patched row's
+ * newest fix as its offset from the course point of the row's distance (`CourseLine`). On the wire, patches and fixes go in packed columns
  * (`patchColumns`, `fixColumns`; `compactDeltaRows` reads them back as rows).
  *
  * The server keeps a `CompactBaseline`: each row exactly as its viewers hold it, and each runner's newest fix sent.
