@@ -16,17 +16,18 @@ import type {
  * second), a predicted time (ETAs and their ranges: whole minutes, floored, which is what the page shows), a string or
  * a flag. The snapshot sends one column per field, numbers delta-coded down the column (rows in leaderboard order:
  * neighbours are close); trails against the course line when it has one (`encodeCourseTrails`: distance along it and
- * an offset across it), as deltas between fixes otherwise; the leader's progress (`LeaderCurve`). A delta message patches only the fields that changed, numbers as the difference from what
- * the viewer holds; a row's position and last-ping time come from its newest fix when they are that fix; ranks
- * are not sent at all: the viewer ranks the rows it holds as the domain's leaderboard does (finish time, then
- * distance) and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's
- * distance less the row's and a percentage that is the distance's share of the course are implied, like an elapsed
+ * an offset across it), as deltas between fixes otherwise; the leader's progress (`LeaderCurve`). A delta message
+ * patches only the fields that changed, numbers as the difference from what the viewer holds; a row's position and
+ * last-ping time come from its newest fix when they are that fix; ranks are not sent at all: the viewer ranks the
+ * rows it holds as the domain's leaderboard does (finish time, then distance to the metre, then who got there first)
+ * and the server sends outright only the ranks that gets wrong (`inferRanks`); a gap in km the leader's distance less
+ * the row's and a percentage that is the distance's share of the course are implied, like an elapsed
  * time that is the race clock's; fixes as differences from the runner's newest fix. What the viewer can predict from
  * what it holds travels as the difference from that prediction (`reference`: a distance from the pace, a gap in
  * seconds from the leader's progress, a pace from the race time and distance, an ETA's range moved with its ETA, a
  * fix's time from the runner's interval, which runners a message patches from who is due: `PI`); a patched row's
- * newest fix as its offset from the course point of the row's distance (`CourseLine`). On the wire, patches and fixes go in packed columns
- * (`patchColumns`, `fixColumns`; `compactDeltaRows` reads them back as rows).
+ * newest fix as its offset from the course point of the row's distance (`CourseLine`). On the wire, patches and
+ * fixes go in packed columns (`patchColumns`, `fixColumns`; `compactDeltaRows` reads them back as rows).
  *
  * The server keeps a `CompactBaseline`: each row exactly as its viewers hold it, and each runner's newest fix sent.
  * The encoder patches a row when a field watched for viewers changed (the same fields that re-send a row on the
@@ -303,7 +304,7 @@ export function pointOnLine(line: CourseLine, distanceM: number): [number, numbe
  * distances), or of the whole line when nothing there is within 300 m or `fromM` is null. Only the encoder calls it:
  * what it picks changes the bytes, never what the viewer decodes.
  */
-export function projectOnLine(
+function projectOnLine(
   line: CourseLine,
   lat: number,
   lon: number,
@@ -382,7 +383,7 @@ function coarseOnCourse(line: CourseLine, lat: number, lon: number, fromM: numbe
   const o = Math.round((fix[ax] - at[ax - 1]) / COARSE);
   const other = ax === 1 ? 2 : 1;
   const rest = fix[other] - at[other - 1];
-  return { d, o, o2: Math.abs(rest) > COARSE / 2 ? Math.round(rest / COARSE) : null, m: d * TRAIL_M };
+  return { d, o, o2: Math.abs(rest) > COARSE / 2 ? Math.round(rest / COARSE) : null };
 }
 
 /** An older trail point back from its distance and offsets (`coarseOnCourse`). */
@@ -403,10 +404,12 @@ const TRAIL_M = 10;
  * (to TRAIL_M) and its offset from the course point there — the offset is the GPS error and the side of the path,
  * the distance moves by about the same from one fix to the next, so both are small numbers where the moves
  * themselves (hundreds of metres in any direction on a winding course) are not. Every point but the newest to 1e-4°
- * from that course point and the whole second, the newest exact (1e-5°, ms). Columns, in row order: [counts, times,
- * distances, Δlats, Δlons], packed. A time: the first point's against the previous row's first point, then each
- * step against the runner's step before (the first step against `TI`); a distance: the first point's against the
- * previous row's first point, then each step against the step before, scaled to its time.
+ * from that course point (`coarseOnCourse`) and the whole second, the newest exact (1e-5°, ms). Columns, in row
+ * order, packed: [counts, times (s), distances (TRAIL_M), offsets (older points: across the path; the newest: its
+ * Δlat), second offsets ([point index − previous, offset, …]), the newest points' milliseconds, the newest points'
+ * Δlon]. A time: the first point's against the previous row's first point, then each step against the runner's step
+ * before (the first step against `TI`); a distance: the first point's against the previous row's first point, then
+ * each step against the step before, scaled to its time.
  */
 interface CourseTrails {
   CT: WireColumn[];
@@ -627,7 +630,10 @@ export function encodeCompactSnapshot(
   };
 }
 
-/** Snapshot trails without a course: per row [time, lat, lon, …], the first against the previous row's first, then moves. */
+/**
+ * Snapshot trails without a course: per row [time, lat, lon, …], the first point against the previous row's first,
+ * then moves.
+ */
 function trailsAsMoves(
   rows: readonly LeaderboardRow[],
   trails: ReadonlyMap<number, readonly TrailPoint[]>,
@@ -751,7 +757,7 @@ export interface LeaderCurve {
 /** A runner's progress (the matcher's: ms, metres along the course) as a leader curve. */
 export type ProgressOf = (runnerId: number) => readonly { t: number; distanceM: number }[] | null | undefined;
 
-export function leaderCurve(id: number, progress: ReturnType<ProgressOf>): LeaderCurve {
+function leaderCurve(id: number, progress: ReturnType<ProgressOf>): LeaderCurve {
   const c: LeaderCurve = { id, t: [], m: [] };
   for (const p of progress ?? []) {
     const m = Math.round(p.distanceM);
@@ -810,9 +816,9 @@ function leaderTimeAt(c: LeaderCurve, m: number): number | null {
   return t[lo] + ((m - ms[lo]) * (t[hi] - t[lo])) / (ms[hi] - ms[lo]);
 }
 
-/** The first ranked row's RunnerId. */
-function leaderIdOf(rows: Iterable<LeaderboardRow>): number | undefined {
-  for (const r of rows) if (r.Rank === 1) return r.RunnerId;
+/** The leader: the first row ranked 1. */
+function leaderRow(rows: Iterable<LeaderboardRow>): LeaderboardRow | undefined {
+  for (const r of rows) if (r.Rank === 1) return r;
   return undefined;
 }
 
@@ -821,7 +827,7 @@ function curveFor(
   rows: Iterable<LeaderboardRow>,
   progressOf: ProgressOf | undefined,
 ): LeaderCurve | undefined {
-  const id = leaderIdOf(rows);
+  const id = leaderRow(rows)?.RunnerId;
   return id === undefined || !progressOf ? undefined : leaderCurve(id, progressOf(id));
 }
 
@@ -912,8 +918,8 @@ function impliedPercent(distanceKm: number, lengthM: number): number {
 
 /** The leader's distance in metres: the first ranked row's. */
 function leaderM(rows: Iterable<LeaderboardRow>): number | undefined {
-  for (const r of rows) if (r.Rank === 1 && r.DistanceKm !== null) return Math.round(r.DistanceKm * 1000);
-  return undefined;
+  const km = leaderRow(rows)?.DistanceKm;
+  return km === null || km === undefined ? undefined : Math.round(km * 1000);
 }
 
 /**
@@ -1041,10 +1047,11 @@ export function encodeCompactDelta(
     let nulls = 0;
     const moving = fromFix && prev !== undefined && prev.DistanceKm !== row.DistanceKm;
     const values: (number | string | null)[] = [];
+    const fixMs = baseline.newestFix.get(row.RunnerId)?.[0];
     const pred: Prediction = {
-      dtMs: predictionDt(prev?.LastPingTime, baseline.newestFix.get(row.RunnerId)?.[0]),
+      dtMs: predictionDt(prev?.LastPingTime, fixMs),
       leaderPace: LP,
-      fixMs: baseline.newestFix.get(row.RunnerId)?.[0],
+      fixMs,
       curve: baseline.leader,
     };
     FIELDS.forEach(([name, kind, scale], i) => {
@@ -1167,16 +1174,17 @@ export function encodeCompactDelta(
 /*
  * On the wire, patches and fixes go in columns (like values next to like: deflate codes them in fewer bits):
  * P = [RunnerId deltas, masks, then per field bit set in any mask (ascending, the fix bit aside) its values in row
- * order]; F = [the patched rows' counts, their fixes' times, Δlats, Δlons, then the other runners as before]. A
- * column of integers is packed as a string, one character per value from −32 to 31 (most values here: the offsets
- * are metres, seconds, minutes), `!base36!` for any other; the masks as indexes into the message's masks (the
- * commonest first) after them. The codec works on rows ([RunnerId delta, mask, values…]) and the fixes interleaved;
- * these convert.
+ * order; empty with PI]; F = [the patched rows' counts, their fixes' times, Δlats, Δlons, then the other runners as
+ * before]. A column of integers is packed as a string: each value zigzagged (0, −1, 1, −2 … → 0, 1, 2, 3 …) in
+ * base-32 digits, low first, a digit of 32 or more saying another follows (−16…15 in one character, most values
+ * here: the offsets are metres, seconds, minutes; up to ±511 in two); the masks as indexes into the message's masks
+ * (the commonest first) after them. The codec works on rows ([RunnerId delta, mask, values…]) and the fixes
+ * interleaved; these convert.
  */
 
 const PACK = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-/** Integers as one character each (−32…31; others as !base36!); a column with anything else stays as it is. */
+/** Integers as zigzag base-32 digits (one character for −16…15); a column with anything else stays as it is. */
 function pack<T>(values: readonly T[]): string | T[] {
   if (!values.every((v) => Number.isInteger(v))) return [...values];
   let out = '';
@@ -1282,15 +1290,16 @@ function fixRows(wire: FixWire, patched: number): number[] {
   return [...out, ...(wire.slice(4) as number[])];
 }
 
-/** A delta's patches as rows ([RunnerId − previous, mask, values…]) and its fixes interleaved, as the codec reads them. */
+/**
+ * A delta's patches as rows ([RunnerId − previous, mask, values…]) and its fixes interleaved, as the codec reads
+ * them; `ids`: the patched RunnerIds when the delta tells them by who is due (PI, `deltaRunnerIds`).
+ */
 export function compactDeltaRows(
   d: LiveCompactDelta,
   ids?: readonly number[],
 ): { P: (number | string | null)[][]; F: number[] } {
-  // With PI, the RunnerIds come from what the viewer holds (`patchedIds`): without them, each row's is 0.
-  const P = patchRows(
-    ids && d.P.length ? [pack(ids.map((x, i) => x - (i ? ids[i - 1] : 0))), ...d.P.slice(1)] : d.P,
-  );
+  // With PI, the RunnerIds come from what the viewer holds (`deltaRunnerIds`): without them, each row's is 0.
+  const P = patchRows(ids && d.P.length ? [pack(idDeltas(ids)), ...d.P.slice(1)] : d.P);
   return { P, F: fixRows(d.F ?? [], P.length) };
 }
 
@@ -1315,7 +1324,12 @@ function dueRunners(
   return due.sort((a, b) => a - b);
 }
 
+/** Sorted RunnerIds as differences, and back. */
 const idDeltas = (xs: readonly number[]) => xs.map((x, i) => x - (i ? xs[i - 1] : 0));
+const fromDeltas = (xs: readonly number[]) => {
+  let at = 0;
+  return xs.map((x) => (at += x));
+};
 
 /** The lags the server tries (s): trackers' fixes arrive a little after their time, satellites' much later. */
 const LAGS = [0, 2, 5, 10, 30, 60];
@@ -1352,8 +1366,7 @@ export function deltaRunnerIds(
   newestFix: (runnerId: number) => TrailPoint | undefined,
 ): number[] {
   if (d.PI) return patchedIdsFrom(d.PI, rows.keys(), (id) => newestFix(id)?.[0], d.I ?? 0, Date.parse(d.At));
-  let id = 0;
-  return patchRows(d.P).map((p) => (id += p[0] as number));
+  return fromDeltas(patchRows(d.P).map((p) => p[0] as number));
 }
 
 /** The RunnerIds a delta with PI patches, from what the viewer holds (sorted). */
@@ -1364,16 +1377,16 @@ function patchedIdsFrom(
   I: number,
   atMs: number,
 ): number[] {
-  const sum = (xs: number[]) => xs.map((_, i) => xs.slice(0, i + 1).reduce((a, b) => a + b, 0));
-  const misses = new Set(sum(unpack(pi[1]) as number[]));
-  const extras = sum(unpack(pi[2]) as number[]);
+  const misses = new Set(fromDeltas(unpack(pi[1]) as number[]));
+  const extras = fromDeltas(unpack(pi[2]) as number[]);
   const due = dueRunners(held, newestMs, I, atMs, pi[0]).filter((x) => !misses.has(x));
   return [...due, ...extras].sort((a, b) => a - b);
 }
 
 /**
- * What the viewer predicts a patched row's distance and gap from (both sides hold the same inputs): the time from the
- * row's last ping held to the runner's newest fix once this message's fixes are in, and the leader's pace (`LP`).
+ * What the viewer predicts a patched row's values from (both sides hold the same inputs): the time from the row's
+ * last ping held to the runner's newest fix once this message's fixes are in, that fix's time, the leader's pace
+ * (`LP`) and the leader's progress (`LeaderCurve`).
  */
 interface Prediction {
   dtMs: number;
@@ -1392,10 +1405,8 @@ function predictionDt(heldPing: unknown, newestFixMs: number | undefined): numbe
 
 /** The leader's pace (s/km, whole): the first ranked row's, what a gap moves by per metre gained. */
 function leaderPace(rows: Iterable<LeaderboardRow>): number | undefined {
-  for (const r of rows)
-    if (r.Rank === 1 && r.PaceSecondsPerKm !== null && r.PaceSecondsPerKm > 0)
-      return Math.round(r.PaceSecondsPerKm);
-  return undefined;
+  const pace = leaderRow(rows)?.PaceSecondsPerKm;
+  return pace !== null && pace !== undefined && pace > 0 ? Math.round(pace) : undefined;
 }
 
 /**
@@ -1598,10 +1609,11 @@ export function decodeCompactDelta(
       }
     };
     const nullMask = nulls.get(id) ?? 0;
+    const fixMs = refOf(id)?.[0];
     const pred: Prediction = {
-      dtMs: predictionDt(prev?.LastPingTime, refOf(id)?.[0]),
+      dtMs: predictionDt(prev?.LastPingTime, fixMs),
       leaderPace: d.LP,
-      fixMs: refOf(id)?.[0],
+      fixMs,
       curve,
     };
     let k = 2;

@@ -201,8 +201,8 @@ export const liveCompactDeltaSchema = z.object({
   /**
    * Patched rows in columns: [[RunnerId − previous …], [field bit mask …], then for each field bit set in any mask
    * (ascending) the values of the rows that have it] (nulls in Null; `compactDeltaRows` gives them as rows). A column
-   * of integers is a string of one character per value (`pack` in live-codec.ts); the masks are
-   * [indexes, …the message's masks].
+   * of integers is a string of zigzag base-32 digits (`pack` in live-codec.ts); the masks are
+   * [indexes, …the message's masks]. With PI the RunnerId column is empty.
    */
   P: z.array(z.union([z.string(), z.array(compactValue)])),
   /** [RunnerId, field index, …]: fields a patched row no longer has. */

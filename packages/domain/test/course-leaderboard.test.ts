@@ -178,6 +178,18 @@ describe('buildLeaderboard', () => {
     expect(buildLeaderboard([x, y], course, started, min(11)).map((r) => r.Rank)).toEqual([1, 1]);
   });
 
+  it('runners at the same whole metre: who got there first, not the centimetres between them', () => {
+    // Yul reached 2,000.1 m at 10 min; Xan is 0.3 m further at 12 min: the same metre shown, Yul got there first.
+    const x = runner('Xan X', 'M', 30, state([[2000.4, 12]]));
+    const y = runner('Yul Y', 'M', 30, state([[2000.1, 10]]));
+    expect(x.state!.distanceM).toBeGreaterThan(y.state!.distanceM);
+    const board = buildLeaderboard([x, y], course, started, min(13));
+    expect(board.map((r) => [r.FirstName, r.DistanceKm, r.Rank])).toEqual([
+      ['Yul', 2.0, 1],
+      ['Xan', 2.0, 2],
+    ]);
+  });
+
   it('stale and off-course runners keep their place by distance', () => {
     const stale = runner(
       'Sam S',
