@@ -28,6 +28,7 @@ import {
   type LeaderboardRow,
   type LiveCompactDelta,
   type LiveCompactSnapshot,
+  type LiveUpdate,
   type TrailPoint,
 } from '@racebeacon/domain';
 import { chainedPiece, DeflateChain } from '../apps/server/src/live/sse-compression';
@@ -56,6 +57,21 @@ const old = (
 const progressFrom = (curve: LeaderCurve | null) => (id: number) =>
   curve && curve.id === id ? curve.t.map((t, i) => ({ t: t * 1000, distanceM: curve.m[i] })) : null;
 
+/** What a viewer does with a decoded delta: rows replaced, ranks set, newer fixes appended to the trails. */
+function applyUpdate(
+  rows: Map<number, LeaderboardRow>,
+  trails: Map<number, TrailPoint[]>,
+  u: LiveUpdate,
+): void {
+  for (const r of u.Rows) rows.set(r.RunnerId, r);
+  for (const [id, rank] of u.Ranks) rows.set(id, { ...rows.get(id)!, Rank: rank });
+  for (const [id, t, lat, lon] of u.Fixes) {
+    const trail = trails.get(id) ?? [];
+    if (!trail.length || trail.at(-1)![0] < t) trail.push([t, lat, lon]);
+    trails.set(id, trail);
+  }
+}
+
 /** What the viewer of the dump held after each message: rows, trails, and each delta's fixes. */
 function replayDump(text: string) {
   const [snap] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
@@ -82,13 +98,7 @@ function replayDump(text: string) {
       curve,
     );
     curve = old.applyLeaderCurve?.(curve, d) ?? null;
-    for (const r of u.Rows) rows.set(r.RunnerId, r);
-    for (const [id, rank] of u.Ranks) rows.set(id, { ...rows.get(id)!, Rank: rank });
-    for (const [id, t, lat, lon] of u.Fixes) {
-      const trail = trails.get(id) ?? [];
-      if (!trail.length || trail.at(-1)![0] < t) trail.push([t, lat, lon]);
-      trails.set(id, trail);
-    }
+    applyUpdate(rows, trails, u);
     steps.push({
       delta: d,
       rows: [...rows.values()].map((r) => ({ ...r })),
@@ -203,13 +213,7 @@ for (const [k, s] of steps.entries()) {
     heldCurve,
   );
   heldCurve = applyLeaderCurve(heldCurve, d);
-  for (const r of u.Rows) held.set(r.RunnerId, r);
-  for (const [id, rank] of u.Ranks) held.set(id, { ...held.get(id)!, Rank: rank });
-  for (const [id, t, lat, lon] of u.Fixes) {
-    const trail = heldTrail.get(id) ?? [];
-    if (!trail.length || trail.at(-1)![0] < t) trail.push([t, lat, lon]);
-    heldTrail.set(id, trail);
-  }
+  applyUpdate(held, heldTrail, u);
   for (const r of s.rows) {
     const h = held.get(r.RunnerId);
     if (JSON.stringify(sortKeys(compactView(h!))) !== JSON.stringify(sortKeys(compactView(r)))) {

@@ -35,6 +35,12 @@ import type {
  * with the next patch. `compactView` is a row as a viewer of the compact stream holds it.
  */
 
+/**
+ * The codec's version, the live stream's `?v=` (the web app asks for it, the server answers it with this codec). A
+ * codec change takes the next number; the server answers a superseded one with the first stream.
+ */
+export const COMPACT_STREAM_VERSION = '4';
+
 type Kind = 'num' | 'ms' | 'sec' | 'min' | 'elapsed' | 'str' | 'bool';
 type Field = Exclude<keyof LeaderboardRow, 'RunnerId'>;
 

@@ -95,7 +95,7 @@ function lineOf(live: RaceLive): CompactState['line'] {
  * winding course, and the first view of a 2,500-runner race has to stay within 350 KB (bench/wire.bench.ts). Half an
  * hour or more of trail at the usual intervals; the map's trails grow from there as fixes arrive.
  */
-export const COMPACT_SNAPSHOT_TRAIL = 15;
+const COMPACT_SNAPSHOT_TRAIL = 15;
 
 function trailMap(live: RaceLive): Map<number, TrailPoint[]> {
   return new Map(live.trails(COMPACT_SNAPSHOT_TRAIL).map((p) => [p.RunnerId, p.Trail]));

@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AGE_GROUPS, genderSchema, parseAgeGroup, runnerSplitsSchema } from '@racebeacon/domain';
+import {
+  AGE_GROUPS,
+  COMPACT_STREAM_VERSION,
+  genderSchema,
+  parseAgeGroup,
+  runnerSplitsSchema,
+} from '@racebeacon/domain';
 import { courseTrack } from './course-track';
 import { gzipEventStream } from './sse-compression';
 import { StreamLimitError } from './stream-admission';
@@ -19,9 +25,6 @@ const leaderboardQuery = z.object({
     .optional(),
   search: z.string().trim().max(100).optional(),
 });
-
-/** The compact stream's codec version (`?v=`): the web app asks for this one. */
-export const COMPACT_STREAM_VERSION = '4';
 
 const streamQuery = z.object({
   /** The last event id seen, for a new EventSource (it cannot send the Last-Event-ID header itself). */
@@ -133,7 +136,8 @@ export default async function openRoutes(fastify: FastifyInstance) {
           '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
           'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
           'set the header), on any process of a cluster. `?v=4`: the compact stream (`snap`, then `delta` ' +
-          'messages at most every 5 s; packages/domain/src/live-codec.ts), a fraction of the bytes. ' +
+          'messages at most every 15 s; packages/domain/src/live-codec.ts), a fraction of the bytes; `?v=2` ' +
+          'and `?v=3` (older codecs) get the first stream. ' +
           '`?ticket=`: a stream ticket of the race’s director or an admin (POST ' +
           '/api/director/races/{raceId}/live-ticket) opens the live stream, undelayed and unmasked, of a race ' +
           'with privacy settings; an invalid, expired or other race’s ticket is refused with 401.',

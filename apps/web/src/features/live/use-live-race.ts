@@ -1,7 +1,11 @@
 import { useEffect, useReducer, useState } from 'react';
 import type { ApiFailure } from '../../lib/api-client';
 import { liveApi } from './api';
-import type { LiveCompactDelta, LiveCompactSnapshot } from '@racebeacon/domain/live';
+import {
+  COMPACT_STREAM_VERSION,
+  type LiveCompactDelta,
+  type LiveCompactSnapshot,
+} from '@racebeacon/domain/live';
 import {
   applyCompactDelta,
   applyCompactSnapshot,
@@ -104,7 +108,9 @@ export function useLiveRace(raceId: number, live = false): { state: LiveState; s
         }
         if (stopped) return;
       }
-      const es = new EventSource(`/api/open/races/${raceId}/live?v=4${resume}${ticket}`);
+      const es = new EventSource(
+        `/api/open/races/${raceId}/live?v=${COMPACT_STREAM_VERSION}${resume}${ticket}`,
+      );
       source = es;
       const onSnapshot = (msg: SnapshotMessage | LiveCompactSnapshot | null, kind: 'snapshot' | 'snap') => {
         if (msg) dispatch({ kind, msg } as Action);
