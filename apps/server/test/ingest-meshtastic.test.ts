@@ -88,9 +88,10 @@ describe.each(dbKinds)('Meshtastic over MQTT (%s)', (kind) => {
     expect(rows[0].fixTime.getTime()).toBe(time * 1000);
     expect(rows[0].speed).toBeCloseTo(9 / 3.6, 6);
     expect(rows.every((r) => r.runnerId === runnerId && r.source === 'meshtastic')).toBe(true);
+    // The battery and the last ping are written off the acknowledgement path (within a second): waited for both.
     const d = await waitFor(
       () => deviceRow(t.app, dev.id),
-      (x) => x.batteryPercent === 17,
+      (x) => x.batteryPercent === 17 && x.lastPingTime?.getTime() === (time + 60) * 1000,
     );
     expect(d.batteryState).toBe('LOW');
     expect(d.lastPingTime?.getTime()).toBe((time + 60) * 1000);
