@@ -235,6 +235,14 @@ const cyc = newDeltas.filter((d) => Date.parse(d.At) > lastAt - cycleMs);
 const part = (f: (d: LiveCompactDelta) => unknown) =>
   deflated(cyc.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));
 console.log(
+  `  range-coded columns (Z) ${kb(cyc.reduce((n, d) => n + (d.Z?.length ?? 0) * 0.75, 0))}; the rest of the messages, each part deflated alone: ${Object.keys(
+    Object.assign({}, ...cyc),
+  )
+    .filter((k) => k !== 'Z')
+    .map((k) => `${k} ${kb(part((d) => (d as Record<string, unknown>)[k]))}`)
+    .join(', ')}`,
+);
+console.log(
   `  parts: P ${kb(part((d) => d.P))} (ids ${kb(part((d) => d.P[0]))}, masks ${kb(part((d) => d.P[1]))}), F ${kb(part((d) => d.F))}, J/K ${kb(part((d) => [d.J, d.K]))}`,
 );
 const byBit = new Map<number, number>();

@@ -24,8 +24,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import {
+  COMPACT_STREAM_VERSION,
   compactDeltaRows,
   decodeCompactSnapshot,
+  expandCompactDelta,
+  expandCompactSnapshot,
   gaussian,
   seededRandom,
   type LiveCompactDelta,
@@ -208,8 +211,13 @@ function sseViewer(url: string, acceptEncoding?: string, snapshotEvent = 'snapsh
 
 /** What the compact snapshot is made of: each column and the trails, deflated on their own. */
 function describeCompactSnapshot(text: string) {
-  const [snap] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
-  if (!snap) return;
+  const [sent] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
+  if (!sent) return;
+  console.log(
+    `  range-coded columns (Z: the trails' and every integer column, base64) ${kb((sent.Z ?? '').length)}; ` +
+      'the parts below are the columns expanded (packed as before range coding), each deflated alone',
+  );
+  const snap = expandCompactSnapshot(sent);
   const parts: [string, number][] = Object.entries(snap.Cols).map(([k, v]) => [
     k,
     deflated(JSON.stringify(v)),
@@ -233,7 +241,15 @@ function describeCompactSnapshot(text: string) {
 
 /** What the compact deltas of a cycle are made of (each part deflated on its own, so only roughly). */
 function describeCompactDeltas(text: string) {
-  const deltas = sseMessages(text, 'delta') as LiveCompactDelta[];
+  const sent = sseMessages(text, 'delta') as LiveCompactDelta[];
+  const coded = sent.reduce((n, d) => n + (d.Z?.length ?? 0), 0);
+  console.log(
+    `  range-coded columns (Z, base64) ${kb(coded)} of the ${sent.length} messages' ` +
+      `${kb(sent.reduce((n, d) => n + JSON.stringify(d).length, 0))} before deflate; the parts below are the columns ` +
+      'expanded (packed as before range coding), each deflated alone',
+  );
+  // The parts as they were before the columns were range-coded together.
+  const deltas = sent.map(expandCompactDelta);
   const rows = deltas.map((d) => compactDeltaRows(d));
   const part = (f: (d: LiveCompactDelta) => unknown) =>
     deflated(deltas.map((d) => (f(d) === undefined ? '' : JSON.stringify(f(d)))).join(''));
@@ -394,7 +410,11 @@ export default async function wireBench() {
     }
     const plainSse = await sseViewer(`${base}/api/open/races/${id}/live`);
     const gzipSse = await sseViewer(`${base}/api/open/races/${id}/live`, BROWSER_ENCODING);
-    const compactSse = await sseViewer(`${base}/api/open/races/${id}/live?v=4`, BROWSER_ENCODING, 'snap');
+    const compactSse = await sseViewer(
+      `${base}/api/open/races/${id}/live?v=${COMPACT_STREAM_VERSION}`,
+      BROWSER_ENCODING,
+      'snap',
+    );
     rows.push({
       name: 'live stream snapshot (SSE)',
       before: plainSse.snapshotBytes,
@@ -402,7 +422,7 @@ export default async function wireBench() {
       encoding: 'gzip',
     });
     rows.push({
-      name: 'compact live snapshot (SSE ?v=4)',
+      name: 'compact live snapshot (SSE ?v=5)',
       before: gzipSse.snapshotBytes,
       after: compactSse.snapshotBytes,
       encoding: 'gzip',
@@ -444,7 +464,7 @@ export default async function wireBench() {
       console.log(
         `FIRST VIEW (what the web app loads: page, JS and CSS ${kb(code)}, race + course + course-track ` +
           `${kb(shellData)}, the live snapshot): before (first stream, gzip) ${kb(before)} → after (compact ` +
-          `stream ?v=4) ${kb(after)} (${(before / after).toFixed(1)}× less); budget ${kb(FIRST_VIEW_BUDGET)}: ` +
+          `stream ?v=5) ${kb(after)} (${(before / after).toFixed(1)}× less); budget ${kb(FIRST_VIEW_BUDGET)}: ` +
           `${verdict(after, FIRST_VIEW_BUDGET)}`,
       );
     }
@@ -509,7 +529,7 @@ export default async function wireBench() {
     gzipSse.close();
     console.log(
       `\nUPDATE CYCLE (${RUNNERS} pings over ${(CYCLE_MS / 1000).toFixed(0)} s${failed ? `, ${failed} refused` : ''}), per viewer: ` +
-        `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=4, gzip) ` +
+        `before (first stream) ${kb(cyclePlain)} plain, ${kb(cycleGzip)} gzip → after (compact stream ?v=5, gzip) ` +
         `${kb(cycleCompact)} (${(cycleGzip / cycleCompact).toFixed(1)}× less than gzip); ` +
         `budget ${kb(CYCLE_BUDGET)}: ${verdict(cycleCompact, CYCLE_BUDGET)}`,
     );

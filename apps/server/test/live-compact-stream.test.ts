@@ -100,7 +100,7 @@ class CompactViewer {
   }
 }
 
-describe.each(dbKinds)('compact live stream ?v=4 (%s)', (kind) => {
+describe.each(dbKinds)('compact live stream ?v=5 (%s)', (kind) => {
   let t: TestContext;
   let race: SeededRace;
   let base: string;
@@ -132,7 +132,7 @@ describe.each(dbKinds)('compact live stream ?v=4 (%s)', (kind) => {
 
   it('sends a compact snapshot and deltas that a viewer applies to the leaderboard of GET /leaderboard', async () => {
     const url = `${base}/api/open/races/${race.raceId}/live`;
-    const compact = new CompactViewer(await connectSse(`${url}?v=4`));
+    const compact = new CompactViewer(await connectSse(`${url}?v=5`));
     const first = await connectSse(url);
     const snap = await compact.sse.next((e) => e.event === 'snap' || e.event === 'snapshot');
     expect(snap.event).toBe('snap');
@@ -196,19 +196,19 @@ describe.each(dbKinds)('compact live stream ?v=4 (%s)', (kind) => {
     // Resume: with the snapshot's id, the deltas since (not a snapshot); with a foreign id, a snapshot.
     compact.sse.close();
     first.close();
-    const resumed = await connectSse(`${url}?v=4`, { 'last-event-id': snap.id! });
+    const resumed = await connectSse(`${url}?v=5`, { 'last-event-id': snap.id! });
     const got = await resumed.next((e) => e.event === 'delta' || e.event === 'snap');
     expect(got.event).toBe('delta');
     expect(got.data).toBe(deltas[0].data);
     resumed.close();
-    const foreign = await connectSse(`${url}?v=4&lastEventId=0badc0de.3.1700000000000`);
+    const foreign = await connectSse(`${url}?v=5&lastEventId=0badc0de.3.1700000000000`);
     expect((await foreign.next((e) => e.event === 'delta' || e.event === 'snap')).event).toBe('snap');
     foreign.close();
   });
 
-  it('answers a superseded compact version (?v=2, ?v=3: a tab left open across a deploy) with the first stream', async () => {
+  it('answers a superseded compact version (?v=2, ?v=3, ?v=4: a tab left open across a deploy) with the first stream', async () => {
     const url = `${base}/api/open/races/${race.raceId}/live`;
-    for (const v of ['2', '3']) {
+    for (const v of ['2', '3', '4']) {
       const old = await connectSse(`${url}?v=${v}`);
       try {
         const first = await old.next((e) => e.event === 'snap' || e.event === 'snapshot');
@@ -235,7 +235,7 @@ describe.each(dbKinds)('compact live stream ?v=4 (%s)', (kind) => {
     await t.app.db.update(runners).set({ hidePosition: true }).where(eq(runners.id, h1.runnerId));
     await postFixes(t.app, hidden.raceId, h1, [{ t: now - 10 * MIN, ...pointAlong(3000) }]);
     await postFixes(t.app, hidden.raceId, h2, [{ t: now - 10 * MIN, ...pointAlong(2000) }]);
-    const sse = await connectSse(`${base}/api/open/races/${hidden.raceId}/live?v=4`);
+    const sse = await connectSse(`${base}/api/open/races/${hidden.raceId}/live?v=5`);
     try {
       const first = await sse.next((e) => e.event === 'snap' || e.event === 'snapshot');
       expect(first.event).toBe('snapshot');

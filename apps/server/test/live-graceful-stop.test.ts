@@ -32,7 +32,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('graceful stop with live viewers (
 
   it('SIGTERM: the pending compact update, then a short retry hint, then the end; exit 0 within 10 s', async () => {
     const base = `${server!.url}/api/open/races/${race.raceId}/live`;
-    const compact = await connectSse(`${base}?v=4`);
+    const compact = await connectSse(`${base}?v=5`);
     const first = await connectSse(base);
     streams.push(compact, first);
     expect([compact.status, first.status]).toEqual([200, 200]);

@@ -214,10 +214,10 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
     }
   });
 
-  it('the compact stream (?v=4) with a ticket is the live compact stream; without, the public view', async () => {
+  it('the compact stream (?v=5) with a ticket is the live compact stream; without, the public view', async () => {
     const { Ticket } = await ticketFor(owner);
-    const pub = await open('?v=4');
-    const mine = await open(`?v=4&ticket=${encodeURIComponent(Ticket)}`);
+    const pub = await open('?v=5');
+    const mine = await open(`?v=5&ticket=${encodeURIComponent(Ticket)}`);
     // A private race's public viewers get the public view's `snapshot`; the director the live `snap`.
     expect((await pub.next((e) => e.event === 'snapshot' || e.event === 'snap')).event).toBe('snapshot');
     const snap = await mine.next((e) => e.event === 'snapshot' || e.event === 'snap');
@@ -267,7 +267,7 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
       ['not-a-ticket', 'invalid_ticket'],
       ['', 'invalid_ticket'],
     ]) {
-      for (const v of ['', '&v=4']) {
+      for (const v of ['', '&v=5']) {
         const res = await call(
           t,
           'GET',
@@ -298,8 +298,8 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
     const res = await call(t, 'GET', `/api/open/races/${race.raceId}/live?ticket=${'a'.repeat(1001)}`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'validation_error', message: expect.stringContaining('ticket') });
-    expect(withoutTicket(`/api/open/races/1/live?v=4&ticket=abc.def&lastEventId=x`)).toBe(
-      '/api/open/races/1/live?v=4&ticket=[redacted]&lastEventId=x',
+    expect(withoutTicket(`/api/open/races/1/live?v=5&ticket=abc.def&lastEventId=x`)).toBe(
+      '/api/open/races/1/live?v=5&ticket=[redacted]&lastEventId=x',
     );
     expect(withoutTicket(`/api/open/races/1/live?TICKET=abc`)).toBe(
       '/api/open/races/1/live?TICKET=[redacted]',

@@ -1,3 +1,4 @@
+import { decodeColumns, encodeColumns } from './range-code';
 import { bracketIndex } from './sorted';
 import type {
   LeaderboardRow,
@@ -39,7 +40,7 @@ import type {
  * The codec's version, the live stream's `?v=` (the web app asks for it, the server answers it with this codec). A
  * codec change takes the next number; the server answers a superseded one with the first stream.
  */
-export const COMPACT_STREAM_VERSION = '4';
+export const COMPACT_STREAM_VERSION = '5';
 
 type Kind = 'num' | 'ms' | 'sec' | 'min' | 'elapsed' | 'str' | 'bool';
 type Field = Exclude<keyof LeaderboardRow, 'RunnerId'>;
@@ -619,7 +620,7 @@ export function encodeCompactSnapshot(
   }
   const base = Math.floor(atMs / 1000) * 1000;
   const course = courseLine(line);
-  return {
+  return squeezeSnapshot({
     V: 2,
     ...meta,
     At: new Date(atMs).toISOString(),
@@ -633,7 +634,57 @@ export function encodeCompactSnapshot(
       : { Trails: trailsAsMoves(rows, trails, base) }),
     ...(line ? { Line: [...line] } : {}),
     ...(leader ? { LC: curveWire(leader) } : {}),
-  };
+  });
+}
+
+/** A snapshot column of integers and nulls only (not one of names, times in seconds with milliseconds…). */
+const integerColumn = (col: readonly unknown[], n: number) =>
+  n > 0 && col.length === n && col.every((v) => v === null || Number.isSafeInteger(v));
+
+/**
+ * The snapshot with its integer columns range-coded into Z (`range-code.ts`): the trails' CT columns ('' in their
+ * places), then each Cols column of integers and nulls ([] in its place) as its nulls (1) and its values.
+ */
+function squeezeSnapshot(s: LiveCompactSnapshot): LiveCompactSnapshot {
+  const columns: number[][] = [];
+  const CT = s.CT?.map((c) => {
+    if (typeof c !== 'string') return c;
+    columns.push(unpack(c) as number[]);
+    return '';
+  });
+  const Cols = Object.fromEntries(
+    Object.entries(s.Cols).map(([name, col]) => {
+      if (!integerColumn(col, s.N)) return [name, col];
+      columns.push(col.map((v) => (v === null ? 1 : 0)));
+      columns.push(col.filter((v) => v !== null) as number[]);
+      return [name, []];
+    }),
+  );
+  if (!columns.length) return s;
+  return { ...s, Cols, ...(CT ? { CT } : {}), Z: encodeColumns(columns) };
+}
+
+/** The snapshot with its columns packed in their places again, as tools and tests read them. */
+export const expandCompactSnapshot = (s: LiveCompactSnapshot): LiveCompactSnapshot => unsqueezeSnapshot(s);
+
+/** The snapshot as `squeezeSnapshot` was given it (one without Z as it is). */
+function unsqueezeSnapshot(s: LiveCompactSnapshot): LiveCompactSnapshot {
+  if (s.Z === undefined) return s;
+  const columns = decodeColumns(s.Z);
+  let k = 0;
+  const next = () => columns[k++] ?? [];
+  const { Z: _z, ...rest } = s;
+  const CT = s.CT?.map((c) => (c === '' ? (pack(next()) as string) : c));
+  const Cols = Object.fromEntries(
+    Object.entries(s.Cols).map(([name, col]) => {
+      if (col.length > 0 || s.N === 0) return [name, col];
+      const nulls = next();
+      const values = next();
+      let j = 0;
+      return [name, nulls.map((isNull) => (isNull ? null : (values[j++] ?? null)))];
+    }),
+  );
+  return { ...rest, Cols, ...(CT ? { CT } : {}) };
 }
 
 /**
@@ -673,6 +724,7 @@ function trailsAsMoves(
 
 /** The snapshot as the first stream's message (rows and trails as a viewer holds them). */
 export function decodeCompactSnapshot(s: LiveCompactSnapshot): LiveSnapshot {
+  s = unsqueezeSnapshot(s);
   const atMs = Date.parse(s.At);
   const ctx: Ctx = { atMs, startMs: s.ClockStartedAt === null ? null : Date.parse(s.ClockStartedAt) };
   const base = Math.floor(atMs / 1000) * 1000;
@@ -1158,7 +1210,7 @@ export function encodeCompactDelta(
   }
 
   if (!P.length && !K.length && !J.length && !F.length && !Undef.length && !LC && !LA) return null;
-  return {
+  return squeeze({
     Seq: seq,
     At: new Date(atMs).toISOString(),
     P: PI ? ['', ...patchColumns(P).slice(1)] : patchColumns(P),
@@ -1174,8 +1226,69 @@ export function encodeCompactDelta(
     ...(F.length ? { F: fixColumns(F, P.length) } : {}),
     ...(LC ? { LC } : {}),
     ...(LA ? { LA } : {}),
-  };
+  });
 }
+
+/**
+ * Where a delta's packed integer columns are, in the order they are range-coded (`Z`): P's RunnerIds, the mask
+ * indexes, P's value columns, F's four columns, PI's two. `visit` is given each place holding a string (a column).
+ */
+function deltaColumns(
+  d: LiveCompactDelta,
+  visit: (get: () => unknown, set: (v: string) => void) => void,
+): void {
+  const at = (a: unknown[] | undefined, k: number) => {
+    if (a && typeof a[k] === 'string')
+      visit(
+        () => a[k],
+        (v) => (a[k] = v),
+      );
+  };
+  at(d.P, 0);
+  if (Array.isArray(d.P[1])) at(d.P[1] as unknown[], 0);
+  for (let k = 2; k < d.P.length; k++) at(d.P, k);
+  for (let k = 0; k < 4; k++) at(d.F, k);
+  at(d.PI, 1);
+  at(d.PI, 2);
+}
+
+/**
+ * A delta with its packed columns range-coded into Z (deflate, which the stream also goes through, codes a column
+ * of small differences in about 1.5 times the bits they hold; `range-code.ts`), '' in their places.
+ */
+function squeeze(d: LiveCompactDelta): LiveCompactDelta {
+  const out = structuredCloneDelta(d);
+  const columns: number[][] = [];
+  deltaColumns(out, (get, set) => {
+    columns.push(unpack(get() as string) as number[]);
+    set('');
+  });
+  return columns.length ? { ...out, Z: encodeColumns(columns) } : d;
+}
+
+/**
+ * The delta as `squeeze` was given it (a delta without Z as it is): its columns packed in their places again, as
+ * tools and tests read them.
+ */
+export const expandCompactDelta = (d: LiveCompactDelta): LiveCompactDelta => unsqueeze(d);
+
+/** The delta as `squeeze` was given it (a delta without Z as it is). */
+function unsqueeze(d: LiveCompactDelta): LiveCompactDelta {
+  if (d.Z === undefined) return d;
+  const columns = decodeColumns(d.Z);
+  const { Z: _z, ...out } = structuredCloneDelta(d);
+  let k = 0;
+  deltaColumns(out, (_get, set) => set(pack(columns[k++] ?? []) as string));
+  return out;
+}
+
+/** The arrays a delta's columns sit in, copied (the rest is shared). */
+const structuredCloneDelta = (d: LiveCompactDelta): LiveCompactDelta => ({
+  ...d,
+  P: d.P.map((c) => (Array.isArray(c) ? [...c] : c)),
+  ...(d.F ? { F: [...d.F] } : {}),
+  ...(d.PI ? { PI: [...d.PI] as LiveCompactDelta['PI'] } : {}),
+});
 
 /*
  * On the wire, patches and fixes go in columns (like values next to like: deflate codes them in fewer bits):
@@ -1304,6 +1417,7 @@ export function compactDeltaRows(
   d: LiveCompactDelta,
   ids?: readonly number[],
 ): { P: (number | string | null)[][]; F: number[] } {
+  d = unsqueeze(d);
   // With PI, the RunnerIds come from what the viewer holds (`deltaRunnerIds`): without them, each row's is 0.
   const P = patchRows(ids && d.P.length ? [pack(idDeltas(ids)), ...d.P.slice(1)] : d.P);
   return { P, F: fixRows(d.F ?? [], P.length) };
@@ -1371,6 +1485,7 @@ export function deltaRunnerIds(
   rows: ReadonlyMap<number, unknown>,
   newestFix: (runnerId: number) => TrailPoint | undefined,
 ): number[] {
+  d = unsqueeze(d);
   if (d.PI) return patchedIdsFrom(d.PI, rows.keys(), (id) => newestFix(id)?.[0], d.I ?? 0, Date.parse(d.At));
   return fromDeltas(patchRows(d.P).map((p) => p[0] as number));
 }
@@ -1528,6 +1643,7 @@ export function decodeCompactDelta(
   line: CourseLine | null = null,
   leader: LeaderCurve | null = null,
 ): LiveUpdate {
+  d = unsqueeze(d);
   const curve = applyLeaderCurve(leader, d);
   const atMs = Date.parse(d.At);
   const ctx: Ctx = { atMs, startMs: clockStartedAt === null ? null : Date.parse(clockStartedAt) };

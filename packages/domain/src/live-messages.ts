@@ -191,6 +191,12 @@ export const liveCompactSnapshotSchema = z.object({
    * Δmetres per point]; gaps in seconds travel against it.
    */
   LC: z.array(z.number().int()).optional(),
+  /**
+   * The snapshot's integer columns, range-coded together (`range-code.ts`): the CT columns in order ('' in their
+   * places), then each Cols column of integers and nulls ([] in its place) as two: 1 where a row's value is null,
+   * and the values.
+   */
+  Z: z.string().optional(),
 });
 export type LiveCompactSnapshot = z.infer<typeof liveCompactSnapshotSchema>;
 
@@ -241,6 +247,11 @@ export const liveCompactDeltaSchema = z.object({
   PI: z.tuple([z.number().int(), z.string(), z.string()]).optional(),
   /** The leader's progress since the last point held: [Δseconds, Δmetres, …]. */
   LA: z.array(z.number().int()).optional(),
+  /**
+   * The message's packed integer columns (P's RunnerIds, mask indexes and value columns, F's four columns, PI's two),
+   * range-coded together (`range-code.ts`), in that order; each is '' in its place.
+   */
+  Z: z.string().optional(),
 });
 export type LiveCompactDelta = z.infer<typeof liveCompactDeltaSchema>;
 

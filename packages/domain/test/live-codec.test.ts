@@ -11,6 +11,8 @@ import {
   encodeCompactDelta,
   encodeCompactSnapshot,
   encodeCourseLine,
+  expandCompactDelta,
+  expandCompactSnapshot,
   leaderCurveOf,
   applyLeaderCurve,
   deltaRunnerIds,
@@ -344,11 +346,15 @@ describe('compact live codec', () => {
     // On the wire in columns: RunnerIds, masks (indexes into the message's masks), one column per field, integers
     // packed as zigzag base-32 digits, low first (0 is 'A', 11 → 22 'W'; a digit of 32 and more says another
     // follows).
-    expect(delta?.P.slice(0, 2)).toEqual(['W', ['A', patch[1]]]);
+    // The columns travel range-coded together in Z ('' in their places); expanded, each is its packed string.
+    expect(delta?.P.slice(0, 2)).toEqual(['', ['', patch[1]]]);
+    expect(typeof delta?.Z).toBe('string');
+    expect(expandCompactDelta(delta!).P.slice(0, 2)).toEqual(['W', ['A', patch[1]]]);
     expect(delta?.K).toBeUndefined();
     expect(delta?.I).toBe(150);
     // Count 1, time 0, Δlat 300 (→ 600: 24 + 32 = '4', then 18 'S'), Δlon 0.
-    expect(delta?.F).toEqual(['C', 'A', '4S', 'A']);
+    expect(delta?.F).toEqual(['', '', '', '']);
+    expect(expandCompactDelta(delta!).F).toEqual(['C', 'A', '4S', 'A']);
     expect(compactDeltaRows(delta!).F).toEqual([1, 0, 300, 0]);
     const u = decodeCompactDelta(
       liveCompactDeltaSchema.parse(JSON.parse(JSON.stringify(delta))),
@@ -417,7 +423,13 @@ describe('compact live codec', () => {
     expect(metres(wrongTurn, trails.get(rows[9].RunnerId)![6])).toBeLessThanOrEqual(7);
     // Smaller than the same trails as moves (what a snapshot without a line sends).
     const plain = encodeCompactSnapshot(meta, rows, trails, AT);
-    expect(JSON.stringify(wire.CT).length).toBeLessThan(JSON.stringify(plain.Trails).length);
+    expect(JSON.stringify(expandCompactSnapshot(wire).CT).length).toBeLessThan(
+      JSON.stringify(plain.Trails).length,
+    );
+    // On the wire the CT columns and the integer Cols travel range-coded together in Z.
+    expect(wire.CT.every((c: unknown) => c === '')).toBe(true);
+    expect(wire.Cols.DistanceKm).toEqual([]);
+    expect(expandCompactSnapshot(wire).Cols.DistanceKm).toHaveLength(rows.length);
   });
 
   it("sends a runner's newest fix as its offset from the course point of its distance (off the course: its move)", () => {
@@ -474,7 +486,7 @@ describe('compact live codec', () => {
     const times = (id: number) => (t - (trails.get(id)!.at(-1)![0] + (delta.I ?? 0) * 1000)) / 1000;
     expect(compactDeltaRows(wire).F).toEqual([-1, times(a.RunnerId), 3, 5, 1, times(b.RunnerId), 2, 0]);
     // In columns on the wire: counts, times, Δlats, Δlons (packed: −1 is 'B', 1 'C', 3 'G', 5 'K').
-    expect(wire.F).toEqual(['BC', expect.anything(), 'GE', 'KA']);
+    expect(expandCompactDelta(wire).F).toEqual(['BC', expect.anything(), 'GE', 'KA']);
     const held = new Map(rows.map((x) => [x.RunnerId, compactView(x)]));
     const u = decodeCompactDelta(wire, held, (id) => trails.get(id)!.at(-1), null, line);
     expect(u.Fixes).toEqual(

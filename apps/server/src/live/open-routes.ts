@@ -30,12 +30,12 @@ const streamQuery = z.object({
   /** The last event id seen, for a new EventSource (it cannot send the Last-Event-ID header itself). */
   lastEventId: z.string().max(100).optional(),
   /**
-   * `4`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent or `1`: the first one.
+   * `5`: the compact stream (events `snap` and `delta`, live-codec.ts in the domain); absent or `1`: the first one.
    * A codec change takes the next number; a superseded one (`2`: the compact format before its column packing; `3`:
-   * before trails against the course and predicted ETA ranges) is answered with the first stream, which every web
-   * build reads, so a tab left open across a deploy stays right.
+   * before trails against the course and predicted ETA ranges; `4`: before range-coded columns) is answered with the
+   * first stream, which every web build reads, so a tab left open across a deploy stays right.
    */
-  v: z.enum(['1', '2', '3', '4']).optional(),
+  v: z.enum(['1', '2', '3', '4', '5']).optional(),
   /** A stream ticket (POST /api/director/races/{raceId}/live-ticket): the race's director reads it live. */
   ticket: z.string().max(STREAM_TICKET_MAX_LENGTH).optional(),
 });
@@ -135,9 +135,9 @@ export default async function openRoutes(fastify: FastifyInstance) {
           'Streams are capped per client address (LIVE_MAX_STREAMS_PER_CLIENT: 429) and per server process ' +
           '(LIVE_MAX_STREAMS: 503); both answers carry Retry-After and a JSON {error, message}. A reconnecting ' +
           'viewer resumes with its Last-Event-ID header (or `lastEventId`, for a new EventSource, which cannot ' +
-          'set the header), on any process of a cluster. `?v=4`: the compact stream (`snap`, then `delta` ' +
-          'messages at most every 15 s; packages/domain/src/live-codec.ts), a fraction of the bytes; `?v=2` ' +
-          'and `?v=3` (older codecs) get the first stream. ' +
+          'set the header), on any process of a cluster. `?v=5`: the compact stream (`snap`, then `delta` ' +
+          'messages at most every 15 s; packages/domain/src/live-codec.ts), a fraction of the bytes; `?v=2`, ' +
+          '`?v=3` and `?v=4` (older codecs) get the first stream. ' +
           '`?ticket=`: a stream ticket of the race’s director or an admin (POST ' +
           '/api/director/races/{raceId}/live-ticket) opens the live stream, undelayed and unmasked, of a race ' +
           'with privacy settings; an invalid, expired or other race’s ticket is refused with 401.',

@@ -179,7 +179,7 @@ function snapshotMsg() {
   };
 }
 
-describe('the compact stream (?v=4)', () => {
+describe('the compact stream (?v=5)', () => {
   it("keeps the snapshot's course line and places a delta's fix on it as the server encoded it", () => {
     // A straight course north from 46°, 7°, 5 km; runner 1 at 2 km with its newest fix 3 × 1e-5° east of the course.
     const points = Array.from({ length: 46 }, (_, i): [number, number, number] => [

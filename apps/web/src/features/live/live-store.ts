@@ -109,7 +109,7 @@ export function applyUpdate(state: LiveState, msg: UpdateMessage, now: number): 
 }
 
 /**
- * The compact stream (`?v=4`): its snapshot and deltas decode to the messages above (against the rows and trails
+ * The compact stream (`?v=5`): its snapshot and deltas decode to the messages above (against the rows and trails
  * held), so the board and map are the same.
  */
 export function applyCompactSnapshot(msg: LiveCompactSnapshot, now: number, prev?: LiveState): LiveState {

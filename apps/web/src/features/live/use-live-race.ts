@@ -42,7 +42,7 @@ function reducer(state: LiveState, action: Action): LiveState {
  * One EventSource per race: a snapshot, then updates of the runners that changed. The browser reconnects by itself
  * (the server's retry hint has jitter; a stopping server sends a short one) and sends Last-Event-ID, so the server
  * answers with only what was missed, whichever process of a cluster it lands on; when it cannot tell, it sends a
- * snapshot, applied in place over what is shown (no empty state in between). It reads the compact stream (`?v=4`:
+ * snapshot, applied in place over what is shown (no empty state in between). It reads the compact stream (`?v=5`:
  * `snap` and `delta`, decoded by the domain's live-codec to the same board and map); a race whose public view is
  * not its live state (privacy) sends the first stream's `snapshot` and `update`, read as well.
  * Never goes through the API client: live updates must not show the blocking spinner.
