@@ -60,7 +60,9 @@ const COMPACT_CYCLE_BEFORE = 31.8 * 1024;
  * This bench's figures on both courses with the `?v=3` codec (commit 3e3ba35, one run each, load 3–5): first view /
  * cycle per viewer. Straight 333.5 KB / 12.1 KB; winding 460.7 KB (compact snapshot 238.6 KB, its trails 173 KB) /
  * 30.7 KB (patches 22.7 KB, fixes 5.1 KB, ranks off 1.4 KB, each deflated alone). With `?v=4` (commit 309215a, one
- * run each): straight 290.2 KB / 9.0 KB; winding 336.3 KB (compact snapshot 113.1 KB) / 17.6 KB.
+ * run each): straight 290.2 KB / 9.0 KB; winding 336.3 KB (compact snapshot 113.1 KB) / 17.6 KB. With `?v=5`, the
+ * columns range-coded (commit 4481965 and the snapshot's after it, one run each): straight 278.8 KB (compact snapshot
+ * 65.4 KB) / 7.0 KB; winding 320.0 KB (compact snapshot 95.9 KB) / 14.0 KB.
  */
 const MEASURED = {
   straight: { firstView: 333.5 * 1024, cycle: 12.1 * 1024 },
@@ -214,7 +216,8 @@ function describeCompactSnapshot(text: string) {
   const [sent] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
   if (!sent) return;
   console.log(
-    `  range-coded columns (Z: the trails' and every integer column, base64) ${kb((sent.Z ?? '').length)}; ` +
+    `  range-coded columns (Z: the trails' and every integer column) ${kb((sent.Z ?? '').length * 0.75)} ` +
+      `(${kb((sent.Z ?? '').length)} of base64 text, which deflate takes back to about its bytes); ` +
       'the parts below are the columns expanded (packed as before range coding), each deflated alone',
   );
   const snap = expandCompactSnapshot(sent);
@@ -244,7 +247,7 @@ function describeCompactDeltas(text: string) {
   const sent = sseMessages(text, 'delta') as LiveCompactDelta[];
   const coded = sent.reduce((n, d) => n + (d.Z?.length ?? 0), 0);
   console.log(
-    `  range-coded columns (Z, base64) ${kb(coded)} of the ${sent.length} messages' ` +
+    `  range-coded columns (Z) ${kb(coded * 0.75)} (${kb(coded)} of base64 text) of the ${sent.length} messages' ` +
       `${kb(sent.reduce((n, d) => n + JSON.stringify(d).length, 0))} before deflate; the parts below are the columns ` +
       'expanded (packed as before range coding), each deflated alone',
   );
@@ -538,7 +541,7 @@ export default async function wireBench() {
         `${kb(COMPACT_CYCLE_BEFORE)} (this bench, commit 9385162) → ${kb(cycleCompact)} now`,
     );
     console.log(
-      `  measured on ?v=3, before trails against the course and this session's predictions (commit 3e3ba35): straight course first view ${kb(MEASURED.straight.firstView)}, cycle ` +
+      `  measured on ?v=3, before trails against the course, the predictions of ?v=4 and the range coding of ?v=5 (commit 3e3ba35): straight course first view ${kb(MEASURED.straight.firstView)}, cycle ` +
         `${kb(MEASURED.straight.cycle)}; winding course (WIRE_COURSE=winding) first view ` +
         `${kb(MEASURED.winding.firstView)}, cycle ${kb(MEASURED.winding.cycle)}; this run (${WINDING ? 'winding' : 'straight'}) ` +
         `cycle ${kb(cycleCompact)}`,

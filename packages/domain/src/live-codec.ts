@@ -1298,7 +1298,8 @@ const structuredCloneDelta = (d: LiveCompactDelta): LiveCompactDelta => ({
  * base-32 digits, low first, a digit of 32 or more saying another follows (−16…15 in one character, most values
  * here: the offsets are metres, seconds, minutes; up to ±511 in two); the masks as indexes into the message's masks
  * (the commonest first) after them. The codec works on rows ([RunnerId delta, mask, values…]) and the fixes
- * interleaved; these convert.
+ * interleaved; these convert. On the wire (`?v=5`) a message's packed columns then travel range-coded together in Z
+ * (`squeeze`), which spends about a value's information where deflate spent 1.3 times it.
  */
 
 const PACK = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
