@@ -665,16 +665,20 @@ function squeezeSnapshot(s: LiveCompactSnapshot): LiveCompactSnapshot {
 }
 
 /** The snapshot with its columns packed in their places again, as tools and tests read them. */
-export const expandCompactSnapshot = (s: LiveCompactSnapshot): LiveCompactSnapshot => unsqueezeSnapshot(s);
+export const expandCompactSnapshot = (s: LiveCompactSnapshot): LiveCompactSnapshot =>
+  unsqueezeSnapshot(s, true);
 
-/** The snapshot as `squeezeSnapshot` was given it (one without Z as it is). */
-function unsqueezeSnapshot(s: LiveCompactSnapshot): LiveCompactSnapshot {
+/**
+ * The snapshot as `squeezeSnapshot` was given it (one without Z as it is); `packed`: its CT columns packed again
+ * (without, they are the integers themselves, which `unpack` reads as they are: no packing only to read it back).
+ */
+function unsqueezeSnapshot(s: LiveCompactSnapshot, packed = false): LiveCompactSnapshot {
   if (s.Z === undefined) return s;
   const columns = decodeColumns(s.Z);
   let k = 0;
   const next = () => columns[k++] ?? [];
   const { Z: _z, ...rest } = s;
-  const CT = s.CT?.map((c) => (c === '' ? (pack(next()) as string) : c));
+  const CT = s.CT?.map((c) => (c !== '' ? c : packed ? (pack(next()) as string) : next()));
   const Cols = Object.fromEntries(
     Object.entries(s.Cols).map(([name, col]) => {
       if (col.length > 0 || s.N === 0) return [name, col];
@@ -1235,8 +1239,9 @@ export function encodeCompactDelta(
  */
 function deltaColumns(
   d: LiveCompactDelta,
-  visit: (get: () => unknown, set: (v: string) => void) => void,
+  visit: (get: () => unknown, set: (v: string | number[]) => void) => void,
 ): void {
+  // Decoding puts a column's integers in its place (`unpack` reads an array as it is), typed or not as a string.
   const at = (a: unknown[] | undefined, k: number) => {
     if (a && typeof a[k] === 'string')
       visit(
@@ -1270,15 +1275,21 @@ function squeeze(d: LiveCompactDelta): LiveCompactDelta {
  * The delta as `squeeze` was given it (a delta without Z as it is): its columns packed in their places again, as
  * tools and tests read them.
  */
-export const expandCompactDelta = (d: LiveCompactDelta): LiveCompactDelta => unsqueeze(d);
+export const expandCompactDelta = (d: LiveCompactDelta): LiveCompactDelta => unsqueeze(d, true);
 
-/** The delta as `squeeze` was given it (a delta without Z as it is). */
-function unsqueeze(d: LiveCompactDelta): LiveCompactDelta {
+/**
+ * The delta as `squeeze` was given it (a delta without Z as it is); `packed`: its columns packed again (without,
+ * each is its integers, which `unpack` reads as they are).
+ */
+function unsqueeze(d: LiveCompactDelta, packed = false): LiveCompactDelta {
   if (d.Z === undefined) return d;
   const columns = decodeColumns(d.Z);
   const { Z: _z, ...out } = structuredCloneDelta(d);
   let k = 0;
-  deltaColumns(out, (_get, set) => set(pack(columns[k++] ?? []) as string));
+  deltaColumns(out, (_get, set) => {
+    const c = columns[k++] ?? [];
+    set(packed ? (pack(c) as string) : c);
+  });
   return out;
 }
 

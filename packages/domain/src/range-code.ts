@@ -16,7 +16,8 @@
  * them (a context per count), the rest as they are.
  */
 
-const TOTAL = 4096;
+const TOTAL_BITS = 12;
+const TOTAL = 2 ** TOTAL_BITS;
 const TOP = 2 ** 24;
 const P_MIN = 16;
 const P_MAX = TOTAL - 16;
@@ -71,7 +72,7 @@ class Encoder {
 
   bit(model: Bit | null, bit: number): void {
     const p = model ? model.p0() : HALF;
-    const bound = Math.floor(this.range / TOTAL) * p;
+    const bound = (this.range >>> TOTAL_BITS) * p; // range < 2^32: its 4096ths, floored
     if (bit) {
       this.low += bound;
       this.range -= bound;
@@ -120,7 +121,7 @@ class Decoder {
 
   bit(model: Bit | null): number {
     const p = model ? model.p0() : HALF;
-    const bound = Math.floor(this.range / TOTAL) * p;
+    const bound = (this.range >>> TOTAL_BITS) * p; // range < 2^32: its 4096ths, floored
     let bit: number;
     if (this.code < bound) {
       this.range = bound;

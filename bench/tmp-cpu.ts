@@ -1,0 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { decodeCompactSnapshot, encodeCompactSnapshot, leaderCurveOf, type LiveCompactSnapshot } from '@racebeacon/domain';
+import { sseMessages } from './sse-text';
+const text = readFileSync('' + (process.env.DUMP ?? '/tmp/winding5.txt') + '', 'utf8');
+const [snap] = sseMessages(text, 'snap') as LiveCompactSnapshot[];
+const first = decodeCompactSnapshot(snap);
+const trails = new Map(first.Trails.map((t) => [t.RunnerId, t.Trail]));
+const time = (f: () => void, n = 10) => { f(); const t = performance.now(); for (let i = 0; i < n; i++) f(); return ((performance.now() - t) / n).toFixed(1); };
+const meta = { Seq: snap.Seq, RaceId: snap.RaceId, ClockStartedAt: snap.ClockStartedAt, ClockStoppedAt: snap.ClockStoppedAt, HasCourse: snap.HasCourse };
+console.log('encodeCompactSnapshot ms', time(() => encodeCompactSnapshot(meta, first.Rows, trails, Date.parse(snap.At), snap.Line, leaderCurveOf(snap) ?? undefined)));
+console.log('decodeCompactSnapshot ms', time(() => decodeCompactSnapshot(snap)));
