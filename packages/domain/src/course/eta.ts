@@ -40,6 +40,17 @@ const STOPPED_M = 30;
 const SECTION_EFFORT_M = 800;
 /** …and a stop within this distance of a waypoint is time at that aid station. */
 const AID_RADIUS_M = 250;
+/**
+ * How much runners' fades differ (σ of the trend, log pace per hour, about TREND_USUAL): a measured trend is shrunk
+ * toward the usual by its standard error against this. 5 %/h: a runner slowing from 6 to 8 min/km over six hours.
+ */
+const TREND_PRIOR = 0.05;
+/**
+ * The fade a runner is assumed to have before their own is measured (log pace per hour): 2 %/h. Runners of long
+ * races slow down as they go (positive splits are the rule in trail and ultra races: a 100-miler's second half some
+ * 30 % slower over about 15 hours, a 50 km's some 10 % over 3), and none on a flat trend finished early.
+ */
+const TREND_USUAL = 0.02;
 /** Pace trend bounds, per hour of log pace: from a slight speed-up to a strong fade. */
 const TREND_MIN = -0.05;
 const TREND_MAX = 0.3;
@@ -101,6 +112,8 @@ export interface PaceModel {
   paceSPerM: number;
   /** Log-pace change per second ahead (fatigue > 0). */
   trendPerS: number;
+  /** How far the trend may be off (σ of log pace per hour): its uncertainty widens a range that runs hours ahead. */
+  trendSpreadPerH: number;
   /** Spread (σ) of section log paces about the trend. */
   spread: number;
   /** Expected stop at each aid station still ahead (ms), and the longest seen. */
@@ -273,18 +286,37 @@ function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: 
     sxx += secW[k] * dx * dx;
     sxy += secW[k] * dx * (secPace[k] - my);
   }
-  const trendPerH = secPace.length >= 3 && sxx > 0 ? Math.max(TREND_MIN, Math.min(TREND_MAX, sxy / sxx)) : 0;
+  const n = secPace.length;
+  const fitted = n >= 3 && sxx > 0 ? sxy / sxx : 0;
+  // The trend as measured, shrunk toward the usual fade by how sure the measurement is (its standard error against
+  // the spread of trends across runners, TREND_PRIOR): in the first hour a few sections' noise — a climb the grade model
+  // misjudges, a crowded start — reads as a strong fade, and extrapolated over the hours still to run it put the
+  // finish hours off (accuracy-eta.test.ts: a median 90 minutes in the first quarter of the race). Later the
+  // sections span hours and the trend measured stands.
+  let residual = 0;
+  for (let k = 0; k < n; k++) {
+    const fit = my + fitted * ((secT[k] - mx) / 3_600_000);
+    residual += secW[k] * (secPace[k] - fit) ** 2;
+  }
+  const meanW = sw / n;
+  const slopeVar =
+    n >= 3 && sxx > 0 ? Math.max(MIN_SPREAD ** 2, (residual / sw) * (n / (n - 2))) / (sxx / meanW) : Infinity;
+  const keep = TREND_PRIOR ** 2 / (TREND_PRIOR ** 2 + slopeVar);
+  const trendPerH = Math.max(TREND_MIN, Math.min(TREND_MAX, TREND_USUAL + (fitted - TREND_USUAL) * keep));
   const logPaceNow = my + trendPerH * ((last.t - mx) / 3_600_000);
   let ss = 0;
-  for (let k = 0; k < secPace.length; k++) {
+  for (let k = 0; k < n; k++) {
     const fit = my + trendPerH * ((secT[k] - mx) / 3_600_000);
     ss += secW[k] * (secPace[k] - fit) ** 2;
   }
-  const n = secPace.length;
   const measured = n >= 3 ? Math.sqrt(ss / sw) * Math.sqrt(n / (n - 1)) : DEFAULT_SPREAD;
   return {
     paceSPerM: Math.exp(logPaceNow),
     trendPerS: trendPerH / 3600,
+    // What the trend may still be off by (σ, per hour): the prior's spread where nothing is measured yet.
+    trendSpreadPerH: Number.isFinite(slopeVar)
+      ? Math.sqrt(1 / (1 / TREND_PRIOR ** 2 + 1 / slopeVar))
+      : TREND_PRIOR,
     spread: Math.max(MIN_SPREAD, measured),
     aidStopMs,
     aidStopMaxMs,
@@ -334,9 +366,12 @@ export function etaRange(
   const stops = aids * m.aidStopMs;
   // σ of the mean log pace over the sections ahead: independent section noise averages out, the level does not.
   const ahead = Math.max(1, effort / SECTION_EFFORT_M);
+  // The trend's own uncertainty: over the hours ahead a log-pace error growing with time, half of it on average.
+  const trendSigma = (m.trendSpreadPerH * moving) / 3_600_000 / 2;
   const sigma = Math.hypot(
     m.spread * Math.sqrt(INDEPENDENT_SHARE / ahead + (1 - INDEPENDENT_SHARE) / Math.max(1, m.sections)),
     MODEL_SPREAD,
+    trendSigma,
   );
   const half = RANGE_Z * sigma;
   const early = Math.max(MIN_HALF_RANGE_MS, moving * (1 - Math.exp(-half)));
