@@ -114,6 +114,8 @@ export interface PaceModel {
   trendPerS: number;
   /** How far the trend may be off (σ of log pace per hour): its uncertainty widens a range that runs hours ahead. */
   trendSpreadPerH: number;
+  /** How far ahead the trend is carried (s): the time the runner's progress spans, at least an hour. */
+  trendHorizonS: number;
   /** Spread (σ) of section log paces about the trend. */
   spread: number;
   /** Expected stop at each aid station still ahead (ms), and the longest seen. */
@@ -314,6 +316,7 @@ function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: 
     paceSPerM: Math.exp(logPaceNow),
     trendPerS: trendPerH / 3600,
     // What the trend may still be off by (σ, per hour): the prior's spread where nothing is measured yet.
+    trendHorizonS: Math.max(3600, (last.t - startMs) / 1000),
     trendSpreadPerH: Number.isFinite(slopeVar)
       ? Math.sqrt(1 / (1 / TREND_PRIOR ** 2 + 1 / slopeVar))
       : TREND_PRIOR,
@@ -330,9 +333,19 @@ function nearWaypoint(course: PreparedCourse, d: number): number | null {
   return null;
 }
 
-/** Seconds to cover `effort` flat metres from pace p (s/m) drifting by `trend` per second: ∫ dt / p(t) = effort. */
-function secondsFor(effort: number, p: number, trend: number): number {
+/**
+ * Seconds to cover `effort` flat metres from pace p (s/m) drifting by `trend` per second (∫ dt / p(t) = effort) for
+ * at most `horizonS` seconds, then at the pace reached: a trend is not carried further ahead than the time it was
+ * measured over (an hour's fade carried ten hours ahead put a back-of-the-pack finish twice as far as it was).
+ */
+function secondsFor(effort: number, p: number, trend: number, horizonS: number): number {
   if (effort <= 0) return 0;
+  const within = effortInTrend(horizonS, p, trend);
+  if (effort > within) return horizonS + (effort - within) * p * Math.exp(trend * horizonS);
+  return secondsOnTrend(effort, p, trend);
+}
+
+function secondsOnTrend(effort: number, p: number, trend: number): number {
   if (Math.abs(trend) < 1e-12) return effort * p;
   const x = trend * p * effort;
   // A fade so strong the distance is never covered on the trend: fall back to the pace it would have reached.
@@ -359,7 +372,7 @@ export function etaRange(
   const m = paceModel(course, progress, startMs);
   if (m === null || distanceM <= m.last.distanceM) return null;
   const effort = effortAt(course, distanceM) - effortAt(course, m.last.distanceM);
-  const moving = secondsFor(effort, m.paceSPerM, m.trendPerS) * 1000;
+  const moving = secondsFor(effort, m.paceSPerM, m.trendPerS, m.trendHorizonS) * 1000;
   let aids = 0;
   for (const w of course.waypoints)
     if (w.distanceM > m.last.distanceM + 1 && w.distanceM < distanceM - 1) aids++;
@@ -405,7 +418,8 @@ export function distanceAt(
     m.spread * Math.sqrt(INDEPENDENT_SHARE / ahead + (1 - INDEPENDENT_SHARE) / Math.max(1, m.sections)),
     MODEL_SPREAD,
   );
-  const at = (pace: number) => distanceForEffort(course, e0 + effortInTime(dt, pace, m.trendPerS));
+  const at = (pace: number) =>
+    distanceForEffort(course, e0 + effortInTime(dt, pace, m.trendPerS, m.trendHorizonS));
   return {
     distanceM: at(m.paceSPerM),
     minM: at(m.paceSPerM * Math.exp(z * sigma)),
@@ -413,8 +427,13 @@ export function distanceAt(
   };
 }
 
-/** Flat metres covered in `seconds` from pace p drifting by `trend` per second (inverse of secondsFor). */
-function effortInTime(seconds: number, p: number, trend: number): number {
+/** Flat metres covered in `seconds` from pace p drifting by `trend` per second for at most `horizonS` (secondsFor). */
+function effortInTime(seconds: number, p: number, trend: number, horizonS: number): number {
+  if (seconds <= horizonS) return effortInTrend(seconds, p, trend);
+  return effortInTrend(horizonS, p, trend) + (seconds - horizonS) / (p * Math.exp(trend * horizonS));
+}
+
+function effortInTrend(seconds: number, p: number, trend: number): number {
   if (Math.abs(trend) < 1e-12) return seconds / p;
   return (1 - Math.exp(-trend * seconds)) / (trend * p);
 }
