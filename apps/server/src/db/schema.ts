@@ -145,6 +145,12 @@ export const devices = pgTable(
     feedError: text('feed_error'),
     /** Back-off: the feed is not polled before this time. */
     feedNextPollAt: tz('feed_next_poll_at'),
+    /**
+     * An uplink that named this device but carried no position (a LoRaWAN uplink whose payload formatter gave none, an
+     * OwnTracks message without one): when the last came and how many, so an admin sees a misconfigured formatter.
+     */
+    lastUplinkWithoutPositionAt: tz('last_uplink_without_position_at'),
+    uplinksWithoutPosition: integer('uplinks_without_position').notNull().default(0),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
@@ -196,6 +202,10 @@ export const positions = pgTable(
     batteryPercent: real('battery_percent'),
     batteryState: text('battery_state'),
     source: text('source').notNull(),
+    /** Horizontal accuracy the device reported, in metres (OwnTracks acc, Meshtastic precision bits); null: none. */
+    accuracyM: doublePrecision('accuracy_m'),
+    /** Direction of travel the device reported, degrees clockwise from true north; null: none. */
+    headingDeg: doublePrecision('heading_deg'),
   },
   (t) => [
     // Idempotency: one fix per device per instant, however many times it is delivered.
