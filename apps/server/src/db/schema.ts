@@ -151,6 +151,13 @@ export const devices = pgTable(
      */
     lastUplinkWithoutPositionAt: tz('last_uplink_without_position_at'),
     uplinksWithoutPosition: integer('uplinks_without_position').notNull().default(0),
+    /**
+     * A runner's own tracker attached by hardware id (inReach, LoRaWAN, Meshtastic, SPOT ESN) waits for proof of
+     * possession: the claimed id is kept here and hardware_id stays null (no fix is received by it) until an admin
+     * approves or the device sends claim_code (docs/decisions/own-tracker-proof.md).
+     */
+    claimHardwareId: text('claim_hardware_id'),
+    claimCode: text('claim_code'),
     createdAt: tz('created_at').notNull().defaultNow(),
   },
   (t) => [
