@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from './support/app';
+import { TEST_ADMIN_GROUP } from './support/issuer';
 
 describe('bearer token verification (external issuer via discovery + JWKS)', () => {
   let t: TestContext;
@@ -47,6 +48,27 @@ describe('bearer token verification (external issuer via discovery + JWKS)', () 
     });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toBe('insufficient_scope');
+  });
+
+  // Providers send `groups` as a list (Entra, oidc-provider) or as one string (Glewlwyd): one group, or several
+  // separated by commas or spaces. Before, a string named no group, so an admin got 403 on every admin call.
+  it.each([
+    ['a list', ['other', TEST_ADMIN_GROUP], 200],
+    ['one string', TEST_ADMIN_GROUP, 200],
+    ['a comma-separated string', `other,${TEST_ADMIN_GROUP}`, 200],
+    ['a space-separated string', `other ${TEST_ADMIN_GROUP}`, 200],
+    ['a string of comma and spaces', ` other , ${TEST_ADMIN_GROUP} `, 200],
+    ['a string of other groups', `other ${TEST_ADMIN_GROUP}-not`, 403],
+    ['an empty string', '', 403],
+  ] as const)('reads the groups claim given as %s (%j): admin call → %i', async (_label, groups, status) => {
+    const token = await t.issuer.sign({ oid: 'admin-g', groups: groups as string[] | string });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/requests',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode).toBe(status);
+    if (status === 403) expect(res.json().error).toBe('forbidden');
   });
 
   it('accepts a valid token', async () => {

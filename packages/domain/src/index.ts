@@ -19,3 +19,4 @@ export * from './csv';
 export * from './runner-csv';
 export * from './privacy';
 export * from './sorted';
+export * from './claims';

@@ -5,6 +5,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
+import { groupsFromClaim } from '@racebeacon/domain';
 import type { AuthUser } from '../types';
 
 /** Algorithms we accept; pinned so that `alg: none` or HMAC confusion can never pass. */
@@ -41,7 +42,8 @@ export function claimsToUser(payload: JWTPayload, adminGroupId: string): AuthUse
   if (!id) throw new TokenError('The token has neither an oid nor a sub claim.');
   const rawScope = (payload.scp ?? payload.scope) as unknown;
   const scopes = typeof rawScope === 'string' ? rawScope.split(' ').filter(Boolean) : [];
-  const groups = Array.isArray(payload.groups) ? payload.groups.map(String) : [];
+  // A list, or one string of one or more groups (comma- or space-separated), as some providers send it.
+  const groups = groupsFromClaim(payload.groups);
   return {
     id,
     isAdmin: groups.includes(adminGroupId),

@@ -13,7 +13,8 @@ export const TEST_ADMIN_GROUP = 'group-admins-0001';
 export interface TokenClaims {
   oid?: string;
   sub?: string;
-  groups?: string[];
+  /** A list, or one string as some providers send it (Glewlwyd: "a,b" or "a b"). */
+  groups?: string[] | string;
   name?: string;
   scp?: string;
   aud?: string;
