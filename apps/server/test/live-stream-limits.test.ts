@@ -8,8 +8,8 @@ import {
   MAX_STREAMS_CEILING,
   MAX_STREAMS_UNKNOWN_LIMIT,
   openFileLimit,
-  streamClientKey,
 } from '../src/live/sse-hub';
+import { clientKey as streamClientKey } from '../src/lib/client-key';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from './support/live-seed';

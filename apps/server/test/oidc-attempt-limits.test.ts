@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client';
-import { addressKey } from '../src/lib/trust-proxy';
+import { clientKey as addressKey } from '../src/lib/client-key';
 import { DEMO_ACCOUNTS } from '../src/identity/accounts';
 import { SIGN_IN_LIMITS, SignInLimiter } from '../src/identity/sign-in-limits';
 import { startApp, type Running } from './support/oidc-flow';

@@ -430,6 +430,18 @@ describe.each(dbKinds)('push subscriptions: bad input, who may unsubscribe, rate
     // Another address is not affected.
     expect((await send('DELETE', { Endpoint: 'nope' }, '10.9.9.10')).statusCode).toBe(400);
   });
+
+  it('counts an IPv6 client by its /64, like every per-client limit (issue 24.7)', async () => {
+    // 22 changes from 22 addresses of one /64: the /64's allowance (20) is spent, as the stream caps count it.
+    const codes: number[] = [];
+    for (let i = 1; i <= 22; i++)
+      codes.push((await send('DELETE', { Endpoint: 'nope' }, `2001:db8:77:1::${i.toString(16)}`)).statusCode);
+    expect(codes.slice(0, 20)).toEqual(Array(20).fill(400));
+    expect(codes.slice(20)).toEqual([429, 429]);
+    expect((await send('DELETE', { Endpoint: 'nope' }, '2001:db8:77:1:ffff::9')).statusCode).toBe(429);
+    // Another /64 is another client.
+    expect((await send('DELETE', { Endpoint: 'nope' }, '2001:db8:77:2::1')).statusCode).toBe(400);
+  });
 });
 
 describe('push subscriptions with the database away', () => {

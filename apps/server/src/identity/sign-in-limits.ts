@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
-import { addressKey } from '../lib/trust-proxy';
+import { clientKey } from '../lib/client-key';
 import type { BucketSpec } from '../lib/token-buckets';
 
 /**
@@ -70,7 +70,7 @@ export class SignInLimiter {
    */
   async begin(email: string, ip: string, now?: number): Promise<SignInAttempt | undefined> {
     const emailKey = email.trim().toLowerCase().slice(0, MAX_EMAIL_KEY);
-    const address = addressKey(ip);
+    const address = clientKey(ip);
     const keys = {
       address: `a:${address}`,
       pair: `p:${emailKey}\n${address}`,

@@ -67,36 +67,3 @@ export function fastifyTrustProxy(
   if (typeof setting === 'number') return (_address: string, hop: number) => hop < setting;
   return setting;
 }
-
-/**
- * The key per-address limits count under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64 — one subscriber
- * line or host usually holds a whole /64, so counting single IPv6 addresses would give an attacker 2^64 of them.
- */
-export function addressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1];
-  if (isIP(ip) !== 6) return ip;
-  const groups = expandIpv6(ip);
-  return groups ? `${groups.slice(0, 4).join(':')}::/64` : ip;
-}
-
-function expandIpv6(ip: string): string[] | undefined {
-  const toGroups = (part: string): string[] => {
-    if (!part) return [];
-    const out: string[] = [];
-    for (const g of part.split(':')) {
-      if (g.includes('.')) {
-        const [a, b, c, d] = g.split('.').map(Number);
-        out.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
-      } else out.push(parseInt(g, 16).toString(16));
-    }
-    return out;
-  };
-  const [head, tail, ...more] = ip.split('::');
-  if (more.length) return undefined;
-  const h = toGroups(head);
-  const t = tail === undefined ? [] : toGroups(tail);
-  const missing = 8 - h.length - t.length;
-  if (missing < 0 || (tail === undefined && missing !== 0)) return undefined;
-  return [...h, ...Array<string>(missing).fill('0'), ...t];
-}

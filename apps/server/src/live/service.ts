@@ -24,7 +24,8 @@ import {
   noteCompactFix,
   scheduleCompactFlush,
 } from './compact-stream';
-import { SseHub, streamClientKey } from './sse-hub';
+import { clientKey } from '../lib/client-key';
+import { SseHub } from './sse-hub';
 import { StreamAdmission } from './stream-admission';
 
 /**
@@ -60,6 +61,8 @@ export interface LiveServiceOptions {
 export interface PrivateStream {
   snapshot(raceId: number): Promise<Buffer>;
   rebuilt(raceId: number): void;
+  /** The rows and splits the public reads at `nowMs` (push notices; privacy/public-view.ts `raceAt`). */
+  raceAt(raceId: number, nowMs: number): Promise<{ rows: LeaderboardRow[]; splits: RunnerSplits[] }>;
 }
 
 /**
@@ -223,6 +226,19 @@ export class LiveService {
     return entry.live.splits();
   }
 
+  /**
+   * The leaderboard rows and splits as the public reads them at `nowMs` (the push notifier's clock): with a public
+   * delay, what the server had received by `nowMs` − the delay (privacy/public-view.ts).
+   */
+  async publicRaceAt(
+    raceId: number,
+    nowMs: number,
+  ): Promise<{ rows: LeaderboardRow[]; splits: RunnerSplits[] }> {
+    if (this.privateStream) return this.privateStream.raceAt(raceId, nowMs);
+    const entry = await this.cache.require(raceId);
+    return { rows: entry.live.leaderboard(nowMs), splits: entry.live.splits() };
+  }
+
   /** The prepared course of an approved race (null when it has none). */
   async course(raceId: number) {
     const entry = await this.cache.require(raceId);
@@ -292,7 +308,7 @@ export class LiveService {
 
   /** Live streams open (or being prepared) in this process, of one client address or in total. */
   streamCount(clientIp?: string): number {
-    return this.hub.streamCount(clientIp === undefined ? undefined : streamClientKey(clientIp));
+    return this.hub.streamCount(clientIp === undefined ? undefined : clientKey(clientIp));
   }
 
   viewerCount(raceId?: number): number {

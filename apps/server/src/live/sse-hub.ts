@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { isIPv6 } from 'node:net';
 
 /**
  * Server-Sent Events plumbing for the live race: viewers grouped by race, one pre-encoded Buffer written to every
@@ -27,7 +26,7 @@ export interface SseHubOptions {
   broadcastSlice?: number;
   /** Most streams open at once (default: unlimited; the server passes LIVE_MAX_STREAMS). */
   maxStreams?: number;
-  /** Most streams open at once per client (`streamClientKey`); 0 = no per-client cap. */
+  /** Most streams open at once per client (`clientKey`, lib/client-key.ts); 0 = no per-client cap. */
   maxStreamsPerClient?: number;
 }
 
@@ -41,30 +40,6 @@ export interface StreamSlot {
 }
 
 export type StreamAdmission = { ok: true; slot: StreamSlot } | { ok: false; limit: 'client' | 'total' };
-
-/**
- * The key a client's streams are counted under: its IPv4 address, or the /64 prefix of an IPv6 address (one
- * subscriber usually holds a whole /64, so counting single IPv6 addresses would cap nothing).
- */
-export function streamClientKey(ip: string): string {
-  const addr = ip.split('%')[0];
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(addr);
-  if (mapped) return mapped[1];
-  if (!isIPv6(addr)) return addr;
-  const [head, tail] = addr.split('::');
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  // An embedded IPv4 tail (::1.2.3.4) stands for two groups.
-  const tailLength = tailGroups.length + (tailGroups.at(-1)?.includes('.') ? 1 : 0);
-  const groups =
-    tail === undefined
-      ? headGroups
-      : [...headGroups, ...Array<string>(8 - headGroups.length - tailLength).fill('0'), ...tailGroups];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => parseInt(g, 16).toString(16))
-    .join(':')}::/64`;
-}
 
 /** The process's open-file limit (soft; Node raises it to the hard limit at start), or null where unknown. */
 export function openFileLimit(): number | null {
@@ -141,7 +116,7 @@ export class SseHub {
   }
 
   /**
-   * Takes a slot for one more stream of `client` (a `streamClientKey`), or says which cap refuses it: the client's
+   * Takes a slot for one more stream of `client` (a `clientKey`), or says which cap refuses it: the client's
    * own (checked first: one greedy client is told so even when the server is also full) or the total.
    */
   admit(client: string): StreamAdmission {

@@ -1,5 +1,6 @@
 import { HttpError } from '../lib/errors';
-import { streamClientKey, type SseHub, type StreamSlot } from './sse-hub';
+import { clientKey } from '../lib/client-key';
+import type { SseHub, StreamSlot } from './sse-hub';
 
 /** Retry-After of a stream refused because its client holds too many: it has to close one first. */
 export const STREAM_CLIENT_RETRY_AFTER_S = 30;
@@ -48,7 +49,7 @@ export class StreamAdmission {
 
   /** A slot for one more stream of the client at `clientIp`, or a StreamLimitError. */
   admit(clientIp: string): StreamSlot {
-    const admission = this.hub.admit(streamClientKey(clientIp));
+    const admission = this.hub.admit(clientKey(clientIp));
     if (admission.ok) return admission.slot;
     if (admission.limit === 'client') {
       throw new StreamLimitError('client', STREAM_CLIENT_RETRY_AFTER_S, this.opts.maxStreamsPerClient ?? 0);

@@ -8,10 +8,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../lib/errors';
+import { clientKey } from '../lib/client-key';
 import { TokenBuckets } from '../lib/token-buckets';
 import type { PushService } from './service';
 
-/** Subscription changes per client address (malformed ones count): 20 at once, then one every 6 s (per process). */
+/** Subscription changes per client (`clientKey`: an IPv4 address or an IPv6 /64; malformed ones count): 20 at once, then one every 6 s (per process). */
 export const PUSH_RATE = { capacity: 20, perSecond: 1 / 6 };
 
 /**
@@ -25,7 +26,7 @@ const openPushRoutes: FastifyPluginAsyncZod<{ push: PushService; rate?: typeof P
   const tags = ['open'];
   const buckets = new TokenBuckets(rate ?? PUSH_RATE);
   const limited = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (buckets.take(request.ip)) return;
+    if (buckets.take(clientKey(request.ip))) return;
     reply.header('Retry-After', '6');
     throw new HttpError(
       429,
