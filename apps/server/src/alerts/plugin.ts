@@ -20,6 +20,25 @@ export default fp(
     // Open streams would keep the HTTP server from closing: end them first (graceful shutdown).
     app.addHook('preClose', async () => hub.close());
     app.addHook('onClose', async () => hub.close());
+    // A hand-over changes who held a device when: its SOS/HELP messages follow (a tracker's SOS sent before it was
+    // handed to a runner names the runner as soon as the hand-over covers it). Debounced per race, as fixes are.
+    const pending = new Map<number, NodeJS.Timeout>();
+    const unsubscribe = app.events.subscribe((e) => {
+      if (e.type !== 'race-updated') return;
+      clearTimeout(pending.get(e.raceId));
+      const timer = setTimeout(() => {
+        pending.delete(e.raceId);
+        alerts
+          .reattributeRace(e.raceId)
+          .catch((err: unknown) => app.log.warn({ err, raceId: e.raceId }, 'alert re-attribution failed'));
+      }, 300);
+      timer.unref();
+      pending.set(e.raceId, timer);
+    });
+    app.addHook('onClose', async () => {
+      unsubscribe();
+      for (const timer of pending.values()) clearTimeout(timer);
+    });
     await app.register(async (scope) => {
       // An acknowledge or resolve without a note may come with an empty JSON body.
       acceptEmptyJsonBodies(scope);

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { requireAdmin, requireUser } from '../identity/auth-plugin';
 import { id, raceIdParams } from '../lib/http-schemas';
 import type { AlertService } from './service';
-import type { AlertStreamHub } from './stream';
+import { ALL_ALERTS, type AlertStreamHub } from './stream';
 
 const stateQuery = z.object({ state: alertStateSchema.optional() });
 const alertIdParams = z.object({ alertId: id });
@@ -137,6 +137,25 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
       },
     },
     async (request) => alerts.putSettings(requireUser(request), request.params.raceId, request.body),
+  );
+
+  app.get(
+    '/api/admin/alerts/stream',
+    {
+      schema: {
+        tags: ['admin', ...tags],
+        security,
+        summary:
+          'Server-Sent Events for admins (bearer token in the Authorization header; read with fetch): `alerts` with ' +
+          'the open and acknowledged alerts of every race and of devices in no race, then one `alert` per change',
+      },
+    },
+    async (request, reply) => {
+      requireAdmin(request);
+      const current = await alerts.activeAllAlerts();
+      reply.hijack();
+      hub.open(ALL_ALERTS, reply.raw, current);
+    },
   );
 
   app.get(

@@ -13,6 +13,7 @@ import { badRequest, conflict, notFound } from '../lib/errors';
 import type { AuthUser } from '../types';
 import type { AlertWriter } from './alert-writer';
 import { actorOf, toAlert, toLogEntry } from './api-shape';
+import { reattributeRaceAlerts } from './attribution';
 import { alertFromDeviceMessage, type DeviceAlertMessage } from './device-messages';
 import * as repo from './repository';
 import { settingsOf } from './settings';
@@ -79,6 +80,11 @@ export class AlertService {
   /** Open and acknowledged alerts of a race (what an HQ stream starts with). */
   async activeRaceAlerts(raceId: number): Promise<Alert[]> {
     return (await repo.listAlerts(this.db, { raceId, states: ['open', 'acknowledged'] })).map(toAlert);
+  }
+
+  /** Open and acknowledged alerts of every race and of devices in no race (what the admins' stream starts with). */
+  async activeAllAlerts(): Promise<Alert[]> {
+    return (await repo.listAlerts(this.db, { states: ['open', 'acknowledged'] })).map(toAlert);
   }
 
   /** Every alert, of every race and of devices that hold none (admins). */
@@ -179,6 +185,16 @@ export class AlertService {
     for (const m of await listUnraisedDeviceAlerts(this.db, nowMs))
       if ((await this.fromDevice(m)) !== null) n++;
     return n;
+  }
+
+  /**
+   * After a race's hand-overs changed: its device messages and the HQ alerts raised from them go to the runner who
+   * held the device at their time (see `reattributeRaceAlerts`); each alert changed is announced. Returns how many.
+   */
+  async reattributeRace(raceId: number): Promise<number> {
+    const changed = await reattributeRaceAlerts(this.db, raceId);
+    for (const a of changed) await this.announce(a.raceId, a.id);
+    return changed.length;
   }
 
   /** Applies one sweep of a race's transitions: see `applySweepTransitions`. */

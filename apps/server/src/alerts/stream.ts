@@ -6,7 +6,8 @@ import type { EventBus, LiveEvent } from '../events/bus';
  * The race HQ live stream (text/event-stream, read by the web with fetch streaming since it carries a bearer
  * token): on connect one `alerts` event with the race's open and acknowledged alerts, then one `alert` event per
  * change of an alert of that race — raised, refreshed, acknowledged, resolved — whichever process made it (the bus's
- * `alert-changed`), and a comment line every `heartbeatMs`. An alert is read from the database once per process
+ * `alert-changed`), and a comment line every `heartbeatMs`. The admins' stream (ALL_ALERTS) gets every alert's
+ * change, those of devices in no race included. An alert is read from the database once per process
  * and change, however many viewers.
  */
 
@@ -20,11 +21,15 @@ export interface AlertStreamHubOptions {
   maxBufferedBytes?: number;
 }
 
+/** The admins' stream: every alert's change, of every race and of devices in no race. */
+export const ALL_ALERTS = 'all';
+
 const encode = (event: string, data: unknown) =>
   Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
 export class AlertStreamHub {
-  private readonly viewers = new Map<number, Set<ServerResponse>>();
+  /** Viewers per race, and the admins' viewers of every alert (ALL_ALERTS). */
+  private readonly viewers = new Map<number | typeof ALL_ALERTS, Set<ServerResponse>>();
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
@@ -36,7 +41,7 @@ export class AlertStreamHub {
   }
 
   /** Takes over the response: headers, the current alerts, then every change until the viewer leaves. */
-  open(raceId: number, res: ServerResponse, current: Alert[]): void {
+  open(raceId: number | typeof ALL_ALERTS, res: ServerResponse, current: Alert[]): void {
     if (this.closed) {
       res.writeHead(503).end();
       return;
@@ -61,7 +66,7 @@ export class AlertStreamHub {
     res.write(encode('alerts', current));
   }
 
-  viewerCount(raceId?: number): number {
+  viewerCount(raceId?: number | typeof ALL_ALERTS): number {
     if (raceId !== undefined) return this.viewers.get(raceId)?.size ?? 0;
     let n = 0;
     for (const s of this.viewers.values()) n += s.size;
@@ -79,18 +84,22 @@ export class AlertStreamHub {
   }
 
   private onEvent(e: LiveEvent) {
-    if (this.closed || e.type !== 'alert-changed' || e.raceId === null) return;
-    if (!this.viewers.has(e.raceId)) return;
+    if (this.closed || e.type !== 'alert-changed') return;
     const raceId = e.raceId;
+    const race = raceId !== null && this.viewers.has(raceId);
+    if (!race && !this.viewers.has(ALL_ALERTS)) return;
     this.opts
       .load(e.alertId)
       .then((alert) => {
-        if (alert && alert.RaceId === raceId) this.broadcast(raceId, encode('alert', alert));
+        if (!alert) return;
+        const message = encode('alert', alert);
+        if (race && alert.RaceId === raceId) this.broadcast(raceId, message);
+        this.broadcast(ALL_ALERTS, message);
       })
       .catch((err: unknown) => this.opts.log.warn({ err, alertId: e.alertId }, 'HQ stream: alert not read'));
   }
 
-  private broadcast(raceId: number, message: Buffer) {
+  private broadcast(raceId: number | typeof ALL_ALERTS, message: Buffer) {
     const max = this.opts.maxBufferedBytes ?? 1024 * 1024;
     for (const res of this.viewers.get(raceId) ?? []) {
       if (res.writableLength > max) {

@@ -20,6 +20,13 @@ export interface StoredAlert {
 const RECEIVE_TIME_REPEAT_WINDOW = '7 days';
 
 /**
+ * The race an alert goes to: the holder's at its time, else the race the device is in now (a tracker added to a
+ * race but not yet handed to a runner: its SOS reaches that race's HQ at once, the runner is attributed by the
+ * hand-over later, alerts/attribution.ts). Null only for a device in no race (the admins' HQ view).
+ */
+const raceOfAlert = sql.raw('COALESCE(h.race_id, (SELECT d.race_id FROM devices d WHERE d.id = dev.id))');
+
+/**
  * Records an alert once; null when it is a duplicate or no device has this reference. The same device, kind and
  * time is the same alert delivered again. An alert whose own time is unusable (`atReceiveTime`) is recorded at the
  * time it is received — its `at` is then exactly its `received_at`, which marks it — and a later delivery of the
@@ -43,7 +50,7 @@ export async function storeAlert(
     db,
     sql`WITH dev AS (SELECT ${deviceIdOf(a.device)} AS id, ${at} AS t)
         INSERT INTO device_alerts (device_id, race_id, runner_id, kind, message, at, lat, lon)
-        SELECT dev.id, h.race_id, h.runner_id, ${a.kind}, ${a.message}, dev.t, ${a.lat}, ${a.lon}
+        SELECT dev.id, ${raceOfAlert}, h.runner_id, ${a.kind}, ${a.message}, dev.t, ${a.lat}, ${a.lon}
         FROM dev LEFT JOIN LATERAL ${holderAt('dev.id', 'dev.t')} h ON true
         WHERE dev.id IS NOT NULL ${repeated}
         ON CONFLICT (device_id, kind, at) DO NOTHING
@@ -70,7 +77,7 @@ export async function deviceHolderAt(
   const res = await rows(
     db,
     sql`WITH dev AS (SELECT ${deviceIdOf(device)} AS id, ${at.toISOString()}::timestamptz AS t)
-        SELECT dev.id, h.race_id, h.runner_id
+        SELECT dev.id, ${raceOfAlert} AS race_id, h.runner_id
         FROM dev LEFT JOIN LATERAL ${holderAt('dev.id', 'dev.t')} h ON true
         WHERE dev.id IS NOT NULL`,
   );
