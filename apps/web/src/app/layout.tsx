@@ -1,5 +1,5 @@
 import { NavLink, Outlet, Link, ScrollRestoration } from 'react-router';
-import { useAuth } from '../lib/auth';
+import { SignInProblem, useAuth } from '../lib/auth';
 import { useAppConfig } from '../lib/app-config';
 import { paths } from '../lib/paths';
 import { SpinnerOverlay, useBusy } from './spinner';
@@ -111,6 +111,7 @@ export function Layout() {
           </div>
         </header>
         <main id="main" className="container main" tabIndex={-1}>
+          <SignInProblem />
           <Outlet />
         </main>
         <footer className="site-footer">

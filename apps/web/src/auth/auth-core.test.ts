@@ -12,7 +12,7 @@ import {
   type OidcPort,
   type TokenSet,
 } from './auth-core';
-import { AUTH_ERROR_MESSAGES, AuthError } from './errors';
+import { AUTH_ERROR_MESSAGES, AuthError, SignInError, signInFailureOf } from './errors';
 
 const SCOPE = 'api://racebeacon/races.manage';
 const ADMINS = 'racebeacon-admins';
@@ -73,6 +73,10 @@ function setup(opts: { cached?: TokenSet | null; accounts?: Account[]; active?: 
     redirectToLogin: vi.fn(async (_o: { prompt?: 'create'; returnTo: string }) => undefined),
     completeLogin: vi.fn(async (_url: string) => ({ tokens: cached!, returnTo: '/my-races' })),
     redirectToLogout: vi.fn(async (_idToken: string | undefined) => undefined),
+    isLogoutReturn: vi.fn(
+      (url: string) => new URL(url).pathname === '/' && new URL(url).searchParams.has('state'),
+    ),
+    completeLogout: vi.fn(async (_url: string) => undefined),
     clear: vi.fn(async () => {
       cached = null;
     }),
@@ -267,7 +271,12 @@ describe('identical simultaneous requests share one renewal', () => {
 describe('sign-in state', () => {
   it('no account: status none', () => {
     const t = setup();
-    expect(t.core.getSnapshot()).toEqual({ status: 'none', account: null, isAdmin: false });
+    expect(t.core.getSnapshot()).toEqual({
+      status: 'none',
+      account: null,
+      isAdmin: false,
+      signInFailure: null,
+    });
   });
 
   it('at start, with cached accounts but no active one, the first cached account becomes active', async () => {
@@ -301,7 +310,12 @@ describe('sign-in state', () => {
     expect(t.port.completeLogin).toHaveBeenCalledWith('http://localhost/auth/callback?code=abc&state=xyz');
     expect(navigateTo).toBe('/my-races');
     expect(seen[0]).toBe('interaction');
-    expect(t.core.getSnapshot()).toEqual({ status: 'active', account: avery, isAdmin: true });
+    expect(t.core.getSnapshot()).toEqual({
+      status: 'active',
+      account: avery,
+      isAdmin: true,
+      signInFailure: null,
+    });
     expect(t.core.cachedAccounts().map((a) => a.id)).toEqual([dana.id, avery.id]);
     expect(t.events.map((e) => e.type)).toContain('LOGIN_SUCCESS');
     expect(t.events.map((e) => e.type)).toContain('ACTIVE_ACCOUNT_CHANGED');
@@ -329,7 +343,12 @@ describe('sign-in state', () => {
     await t.core.logout();
     expect(t.port.clear).toHaveBeenCalled();
     expect(t.port.redirectToLogout).toHaveBeenCalledWith('id-oid-dana');
-    expect(t.core.getSnapshot()).toEqual({ status: 'none', account: null, isAdmin: false });
+    expect(t.core.getSnapshot()).toEqual({
+      status: 'none',
+      account: null,
+      isAdmin: false,
+      signInFailure: null,
+    });
     expect(t.core.cachedAccounts()).toEqual([]);
     await expect(t.core.getAccessToken('/')).resolves.toBeNull();
   });
@@ -380,6 +399,108 @@ describe('error catalogue and events', () => {
     await expect(t.core.getAccessToken('/')).resolves.toBe('at-oid-dana-0');
   });
 
+  it('a failed sign-in is kept for the page with its reason and lands where it started; login() or dismiss clears it', async () => {
+    const t = setup();
+    const failure = {
+      kind: 'provider',
+      error: 'access_denied',
+      description: 'The user said no',
+      returnTo: '/races/7',
+    } as const;
+    t.port.completeLogin.mockRejectedValueOnce(new SignInError(failure));
+    const seen: unknown[] = [];
+    t.core.subscribe(() => seen.push(t.core.getSnapshot().signInFailure));
+    const { navigateTo } = await t.core.initialize(
+      'http://localhost/auth/callback?error=access_denied&state=s',
+      '/auth/callback',
+    );
+    expect(navigateTo).toBe('/races/7');
+    expect(t.core.getSnapshot()).toMatchObject({ status: 'none', signInFailure: failure });
+    expect(seen).toContainEqual(failure); // subscribers (the page) are told
+    expect(failures(t.events)).toEqual([['LOGIN_FAILURE', 'login_failed']]);
+
+    await t.core.login('/races/7'); // "Try again"
+    expect(t.core.getSnapshot().signInFailure).toBeNull();
+    expect(t.port.redirectToLogin).toHaveBeenLastCalledWith({ prompt: undefined, returnTo: '/races/7' });
+
+    const again = setup();
+    again.port.completeLogin.mockRejectedValueOnce(new SignInError({ kind: 'state' }));
+    expect(
+      (await again.core.initialize('http://localhost/auth/callback?code=c&state=x', '/auth/callback'))
+        .navigateTo,
+    ).toBe('/');
+    expect(again.core.getSnapshot().signInFailure).toEqual({ kind: 'state' });
+    again.core.dismissSignInFailure();
+    expect(again.core.getSnapshot().signInFailure).toBeNull();
+  });
+
+  it('an unsafe return address of a failed sign-in is not followed', async () => {
+    const t = setup();
+    t.port.completeLogin.mockRejectedValueOnce(
+      new SignInError({ kind: 'nonce', returnTo: '//evil.example/' }),
+    );
+    const { navigateTo } = await t.core.initialize(
+      'http://localhost/auth/callback?code=c&state=s',
+      '/auth/callback',
+    );
+    expect(navigateTo).toBe('/');
+    expect(t.core.getSnapshot().signInFailure).toMatchObject({ kind: 'nonce' });
+  });
+
+  it("classifies oidc-client-ts's failures: provider error, token endpoint error, nonce, state", () => {
+    const provider = Object.assign(new Error('no'), {
+      name: 'ErrorResponse',
+      error: 'access_denied',
+      error_description: 'no',
+      state: { returnTo: '/x' },
+    });
+    expect(signInFailureOf(provider)).toEqual({
+      kind: 'provider',
+      error: 'access_denied',
+      description: 'no',
+      returnTo: '/x',
+    });
+    const token = Object.assign(new Error('bad'), {
+      name: 'ErrorResponse',
+      error: 'invalid_grant',
+      form: new URLSearchParams(),
+    });
+    expect(signInFailureOf(token)).toEqual({ kind: 'token', error: 'invalid_grant' });
+    expect(
+      signInFailureOf(new Error('nonce in id_token does not match nonce in client storage')),
+    ).toMatchObject({
+      kind: 'nonce',
+    });
+    expect(signInFailureOf(new Error('No matching state found in storage'))).toMatchObject({ kind: 'state' });
+    expect(signInFailureOf(new TypeError('Failed to fetch'))).toEqual({
+      kind: 'token',
+      description: 'Failed to fetch',
+    });
+  });
+
+  it("the way back from the provider's sign-out: its state is checked and dropped from the address", async () => {
+    const t = setup();
+    const { navigateTo } = await t.core.initialize('http://localhost/?lang=fr&state=s-1', '/auth/callback');
+    expect(t.port.completeLogout).toHaveBeenCalledWith('http://localhost/?lang=fr&state=s-1');
+    expect(navigateTo).toBe('/?lang=fr');
+    expect(t.logger.warn).not.toHaveBeenCalled();
+
+    const forged = setup();
+    forged.port.completeLogout.mockRejectedValueOnce(new Error('No matching state found in storage'));
+    expect((await forged.core.initialize('http://localhost/?state=x', '/auth/callback')).navigateTo).toBe(
+      '/',
+    );
+    expect(forged.logger.warn).toHaveBeenCalledWith(
+      expect.stringContaining('unknown state'),
+      expect.any(Error),
+    );
+    expect(forged.core.getSnapshot()).toMatchObject({ status: 'none', signInFailure: null });
+
+    const plain = setup();
+    expect(await plain.core.initialize('http://localhost/races', '/auth/callback')).toEqual({});
+    expect(plain.port.completeLogout).not.toHaveBeenCalled();
+  });
+
   it('the catalogue texts', () => {
     expect(new AuthError('unexpected_error').message).toBe('Unexpected error in authentication.');
     expect(Object.keys(AUTH_ERROR_MESSAGES).sort()).toEqual(
@@ -403,6 +524,10 @@ describe('helpers', () => {
       email: 'e@x',
       groups: ['g'],
     });
+    // groups as one string (Glewlwyd): one group, or several comma- or space-separated.
+    expect(accountFromClaims({ sub: 's', groups: 'g1' }).groups).toEqual(['g1']);
+    expect(accountFromClaims({ sub: 's', groups: 'g1, g2 g3' }).groups).toEqual(['g1', 'g2', 'g3']);
+    expect(accountFromClaims({ sub: 's', groups: 7 }).groups).toEqual([]);
     expect(accountFromClaims({ sub: 's', preferred_username: 'u@x' })).toEqual({
       id: 's',
       name: undefined,

@@ -1,4 +1,5 @@
-import { AuthError, toAuthError } from './errors';
+import { groupsFromClaim } from '@racebeacon/domain/claims';
+import { AuthError, SignInError, signInFailureOf, toAuthError, type SignInFailure } from './errors';
 
 /**
  * The token layer's core, free of React and of the DOM: storage, clock and the OIDC transport are injected, so
@@ -46,8 +47,12 @@ export interface OidcPort {
   redirectToLogin(opts: { prompt?: 'create'; returnTo: string }): Promise<void>;
   /** Processes the provider's answer on the redirect URI. */
   completeLogin(url: string): Promise<{ tokens: TokenSet; returnTo: string }>;
-  /** Ends the provider session and comes back to the post-logout URI (/). */
+  /** Ends the provider session (ID token hint, a state) and comes back to the post-logout URI (/). */
   redirectToLogout(idToken: string | undefined): Promise<void>;
+  /** Whether the URL is the provider's way back from sign-out (the post-logout URI with a `state`). */
+  isLogoutReturn(url: string): boolean;
+  /** Checks the state of the way back from sign-out against the one sent; throws when it matches none. */
+  completeLogout(url: string): Promise<void>;
   /** Forgets cached tokens. */
   clear(): Promise<void>;
 }
@@ -69,6 +74,8 @@ export interface AuthSnapshot {
   status: AuthStatus;
   account: Account | null;
   isAdmin: boolean;
+  /** Why the last interactive sign-in failed, until the user tries again or dismisses it. */
+  signInFailure: SignInFailure | null;
 }
 
 export type AuthEventType =
@@ -115,7 +122,7 @@ export class AuthCore {
   private readonly logger: Pick<Console, 'warn' | 'info'>;
   private readonly rtOffset: number;
   private readonly atOffset: number;
-  private snapshot: AuthSnapshot = { status: 'none', account: null, isAdmin: false };
+  private snapshot: AuthSnapshot = { status: 'none', account: null, isAdmin: false, signInFailure: null };
   private readonly listeners = new Set<() => void>();
   private readonly eventListeners = new Set<(e: AuthEvent) => void>();
   /** In-flight silent requests by thumbprint (account + scope): identical requests share one promise. */
@@ -153,8 +160,24 @@ export class AuthCore {
     const isAdmin = !!account && account.groups.includes(this.opts.adminGroupId);
     const prev = this.snapshot;
     if (prev.status === effective && prev.account?.id === account?.id && prev.isAdmin === isAdmin) return;
-    this.snapshot = { status: effective, account: effective === 'none' ? null : account, isAdmin };
+    this.snapshot = {
+      status: effective,
+      account: effective === 'none' ? null : account,
+      isAdmin,
+      signInFailure: prev.signInFailure,
+    };
     for (const l of this.listeners) l();
+  }
+
+  private setSignInFailure(signInFailure: SignInFailure | null) {
+    if (this.snapshot.signInFailure === signInFailure) return;
+    this.snapshot = { ...this.snapshot, signInFailure };
+    for (const l of this.listeners) l();
+  }
+
+  /** The user closed the sign-in failure message. */
+  dismissSignInFailure() {
+    this.setSignInFailure(null);
   }
 
   private emit(event: AuthEvent) {
@@ -218,7 +241,9 @@ export class AuthCore {
 
   /**
    * Called once at start with the current URL. On the redirect URI (`?code=` or `?error=`) it completes the
-   * interactive login and returns the path to continue at; otherwise it restores the cached state.
+   * interactive login and returns the path to continue at (a failure is kept in the snapshot for the page to
+   * show); on the way back from the provider's sign-out it checks the state and drops it from the address;
+   * otherwise it restores the cached state.
    */
   async initialize(url: string, callbackPath: string): Promise<{ navigateTo?: string }> {
     const current = new URL(url);
@@ -233,10 +258,24 @@ export class AuthCore {
         this.emit({ type: 'LOGIN_SUCCESS' });
         return { navigateTo: safeReturnPath(returnTo) };
       } catch (err) {
-        this.fail(toAuthError(err, 'login_failed'));
+        const failure = err instanceof SignInError ? err.failure : signInFailureOf(err);
+        // The event and the console get the catalogue's code for the original error; the page gets the failure.
+        this.fail(toAuthError(err instanceof SignInError ? (err.cause ?? err) : err, 'login_failed'));
+        this.setSignInFailure(failure);
         this.restoreActive(null);
-        return { navigateTo: '/' };
+        return { navigateTo: safeReturnPath(failure.returnTo) };
       }
+    }
+    let navigateTo: string | undefined;
+    if (this.port.isLogoutReturn(url)) {
+      try {
+        await this.port.completeLogout(url);
+      } catch (err) {
+        // Not an answer to a sign-out started here: nothing to do but not trust it (signed out locally anyway).
+        this.logger.warn('[auth] the way back from sign-out carries an unknown state; ignored:', err);
+      }
+      current.searchParams.delete('state');
+      navigateTo = current.pathname + current.search + current.hash;
     }
     let cached: TokenSet | null = null;
     try {
@@ -245,7 +284,7 @@ export class AuthCore {
       this.logger.warn('[auth] cached tokens could not be read:', err);
     }
     this.restoreActive(cached);
-    return {};
+    return navigateTo === undefined ? {} : { navigateTo };
   }
 
   private restoreActive(cached: TokenSet | null) {
@@ -266,6 +305,7 @@ export class AuthCore {
 
   async login(returnTo: string, prompt?: 'create'): Promise<void> {
     if (this.snapshot.status === 'interaction') return;
+    this.setSignInFailure(null);
     const before = this.snapshot.status;
     this.setStatus('interaction');
     this.emit({ type: 'LOGIN_START' });
@@ -423,7 +463,8 @@ export function accountFromClaims(claims: Record<string, unknown>): Account {
         : typeof claims.preferred_username === 'string'
           ? claims.preferred_username
           : undefined,
-    groups: Array.isArray(claims.groups) ? claims.groups.map(String) : [],
+    // A list, or one string of one or more groups (comma- or space-separated), as the API reads it.
+    groups: groupsFromClaim(claims.groups),
   };
 }
 

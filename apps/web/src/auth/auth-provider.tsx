@@ -8,7 +8,7 @@ import {
   type ReactNode,
 } from 'react';
 import { AuthCore, type Account, type AuthSnapshot, type AuthStatus, type OidcPort } from './auth-core';
-import { AuthError } from './errors';
+import { AuthError, type SignInFailure } from './errors';
 import { createOidcPort, SILENT_RENEW_PATH, type AuthSettings, type BrowserOidcPort } from './oidc-port';
 import { sessionStorageOrMemory } from './session-storage';
 import { t } from '../i18n';
@@ -17,6 +17,9 @@ export interface AuthState {
   status: AuthStatus;
   account: Account | null;
   isAdmin: boolean;
+  /** Why the last sign-in failed (shown by <SignInProblem>), or null. */
+  signInFailure: SignInFailure | null;
+  dismissSignInFailure(): void;
   login(): Promise<void>;
   signup(): Promise<void>;
   logout(): Promise<void>;
@@ -55,6 +58,8 @@ const unavailablePort: OidcPort = {
   redirectToLogin: () => Promise.reject(new AuthError('unexpected_error', 'Sign-in settings are missing.')),
   completeLogin: () => Promise.reject(new AuthError('login_failed', 'Sign-in settings are missing.')),
   redirectToLogout: async () => window.location.assign('/'),
+  isLogoutReturn: () => false,
+  completeLogout: async () => undefined,
   clear: async () => undefined,
 };
 
@@ -75,6 +80,8 @@ const signedOut: AuthState = {
   status: 'none',
   account: null,
   isAdmin: false,
+  signInFailure: null,
+  dismissSignInFailure: () => undefined,
   login: async () => console.warn('[auth] no AuthProvider'),
   signup: async () => console.warn('[auth] no AuthProvider'),
   logout: async () => undefined,
@@ -126,6 +133,7 @@ export function AuthProvider({ config, children }: { config: unknown; children: 
   const value = useMemo<AuthState>(
     () => ({
       ...snapshot,
+      dismissSignInFailure: () => core.dismissSignInFailure(),
       login: () => core.login(currentPath()),
       signup: () => core.login(currentPath(), 'create'),
       logout: () => core.logout(),

@@ -31,6 +31,21 @@ export class AuthError extends Error {
   }
 }
 
+/** A failed interactive sign-in, with what the page shows about it. */
+export class SignInError extends AuthError {
+  constructor(
+    public readonly failure: SignInFailure,
+    cause?: unknown,
+  ) {
+    super(
+      'login_failed',
+      [failure.kind, failure.error, failure.description].filter(Boolean).join(': '),
+      cause,
+    );
+    this.name = 'SignInError';
+  }
+}
+
 /** OAuth/OIDC error codes that mean "only an interactive sign-in can fix this". */
 const INTERACTION_CODES = new Set([
   'interaction_required',
@@ -58,4 +73,63 @@ export function toAuthError(err: unknown, fallback: AuthErrorCode = 'unexpected_
   if (code === 'invalid_grant') return new AuthError('bad_token', detail, err);
   if (isInteractionRequired(err)) return new AuthError('interaction_required', detail, err);
   return new AuthError(fallback, detail, err);
+}
+
+/**
+ * Why an interactive sign-in failed, for the page (shown in the user's language with a way to try again):
+ * - `provider`: the provider answered the authorization request with an error (`error`, `error_description` of
+ *   the callback, e.g. access_denied);
+ * - `token`: the code could not be exchanged (the token endpoint refused it or could not be reached) or the
+ *   answer could not be read;
+ * - `nonce`: the ID token does not carry the nonce this sign-in sent (a replayed or substituted token);
+ * - `state`: the answer belongs to no sign-in started in this tab (opened twice, or not started here). The
+ *   provider's words are not shown then: anyone can write them into a link.
+ */
+export interface SignInFailure {
+  kind: 'provider' | 'token' | 'nonce' | 'state';
+  /** The OAuth error code (`access_denied`, `invalid_grant`…), when there is one. */
+  error?: string;
+  /** The provider's own explanation (`error_description`), or the failure's message. */
+  description?: string;
+  /** Where the sign-in started (from the matched state), to come back to. */
+  returnTo?: string;
+}
+
+const STATE_FAILURES = [
+  'No state in response',
+  'No matching state found in storage',
+  'State does not match',
+  'authority mismatch',
+  'client_id mismatch',
+];
+
+/** Classifies what oidc-client-ts threw while processing the callback (its messages are its contract). */
+export function signInFailureOf(err: unknown): SignInFailure {
+  const e = (err ?? {}) as {
+    name?: unknown;
+    message?: unknown;
+    error?: unknown;
+    error_description?: unknown;
+    form?: unknown;
+    state?: unknown;
+  };
+  const message = typeof e.message === 'string' ? e.message : '';
+  const returnTo =
+    e.state && typeof e.state === 'object' && typeof (e.state as { returnTo?: unknown }).returnTo === 'string'
+      ? (e.state as { returnTo: string }).returnTo
+      : undefined;
+  if (typeof e.error === 'string' && e.error) {
+    const description = typeof e.error_description === 'string' ? e.error_description : undefined;
+    // oidc-client-ts's ErrorResponse: from the callback's query (no form), or from the token endpoint (form).
+    const kind = e.name === 'ErrorResponse' && e.form === undefined ? 'provider' : 'token';
+    return {
+      kind,
+      error: e.error,
+      ...(description ? { description } : {}),
+      ...(returnTo ? { returnTo } : {}),
+    };
+  }
+  if (/\bnonce\b/i.test(message)) return { kind: 'nonce', description: message };
+  if (STATE_FAILURES.some((m) => message.startsWith(m))) return { kind: 'state', description: message };
+  return { kind: 'token', ...(message ? { description: message } : {}) };
 }

@@ -4,9 +4,11 @@ import {
   authorizationScope,
   createOidcPort,
   LOGIN_SCOPES,
+  newNonce,
   OIDC_SCOPES,
   type AuthSettings,
 } from './oidc-port';
+import { SignInError } from './errors';
 
 /**
  * The port on the real oidc-client-ts, in Node: session storage is an in-memory Storage, navigation is captured
@@ -40,6 +42,8 @@ interface TokenCall {
 
 function fakeProvider() {
   const tokenCalls: TokenCall[] = [];
+  /** The nonce the provider puts in the ID token it issues for a code (as a provider does: the request's). */
+  const nonces = new Map<string, string | null>();
   let n = 0;
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = String(input instanceof Request ? input.url : input);
@@ -48,6 +52,12 @@ function fakeProvider() {
       const body = new URLSearchParams(String(init?.body));
       tokenCalls.push({ body });
       n += 1;
+      if (body.get('code') === 'used-code') {
+        return Response.json(
+          { error: 'invalid_grant', error_description: 'authorization code is invalid' },
+          { status: 400 },
+        );
+      }
       if (body.get('refresh_token') === 'revoked') {
         return Response.json(
           { error: 'invalid_grant', error_description: 'grant request is invalid' },
@@ -62,13 +72,21 @@ function fakeProvider() {
         refresh_token: `rt-${n}`,
         refresh_token_expires_in: 86_400,
         ...(body.get('grant_type') === 'authorization_code'
-          ? { id_token: idToken({ sub: 'u-1', oid: 'u-1', name: 'Dana Director', groups: ['g-1'] }) }
+          ? {
+              id_token: idToken({
+                sub: 'u-1',
+                oid: 'u-1',
+                name: 'Dana Director',
+                groups: ['g-1'],
+                ...(nonces.get(body.get('code')!) ? { nonce: nonces.get(body.get('code')!) } : {}),
+              }),
+            }
           : {}),
       });
     }
     return new Response('not found', { status: 404 });
   });
-  return { fetchMock, tokenCalls };
+  return { fetchMock, tokenCalls, nonces };
 }
 
 function capturingNavigator(answer?: (url: URL) => string) {
@@ -123,6 +141,11 @@ describe('oidc-client-ts port', () => {
     expect(url.searchParams.has('prompt')).toBe(false);
     const state = url.searchParams.get('state')!;
     expect(storage.getItem(`oidc.${state}`)).toContain('code_verifier');
+    // A nonce, kept with the state and the PKCE verifier; the ID token must carry it.
+    const nonce = url.searchParams.get('nonce')!;
+    expect(nonce).toMatch(/^[\w-]{43}$/);
+    expect(JSON.parse(storage.getItem(`oidc.${state}`)!)).toMatchObject({ nonce });
+    provider.nonces.set('c-1', nonce);
 
     const { tokens, returnTo } = await port.completeLogin(`${settings.redirectUri}?code=c-1&state=${state}`);
     expect(returnTo).toBe('/my-races');
@@ -153,10 +176,10 @@ describe('oidc-client-ts port', () => {
   async function signedIn() {
     const storage = new InMemoryWebStorage();
     const redirect = capturingNavigator();
-    const frame = capturingNavigator(
-      (url) =>
-        `http://localhost:4321/auth/silent-renew?code=frame-code&state=${url.searchParams.get('state')}`,
-    );
+    const frame = capturingNavigator((url) => {
+      provider.nonces.set('frame-code', url.searchParams.get('nonce'));
+      return `http://localhost:4321/auth/silent-renew?code=frame-code&state=${url.searchParams.get('state')}`;
+    });
     const port = createOidcPort(settings, {
       storage,
       redirectNavigator: redirect.navigator,
@@ -164,6 +187,7 @@ describe('oidc-client-ts port', () => {
     });
     await port.redirectToLogin({ returnTo: '/' });
     const state = redirect.urls[0].searchParams.get('state');
+    provider.nonces.set('c', redirect.urls[0].searchParams.get('nonce'));
     const { tokens } = await port.completeLogin(`${settings.redirectUri}?code=c&state=${state}`);
     return { port, storage, frame, tokens };
   }
@@ -194,12 +218,13 @@ describe('oidc-client-ts port', () => {
     expect(frame.urls).toHaveLength(1);
     expect(frame.urls[0].searchParams.get('prompt')).toBe('none');
     expect(frame.urls[0].searchParams.get('redirect_uri')).toBe('http://localhost:4321/auth/silent-renew');
+    expect(frame.urls[0].searchParams.get('nonce')).toMatch(/^[\w-]{43}$/);
     const calls = provider.tokenCalls.slice(before).map((c) => c.body.get('grant_type'));
     expect(calls).toEqual(['authorization_code']);
     expect(renewed.accessToken).toBe(`at-${before + 1}`);
   });
 
-  it('logout ends the provider session with the ID token and comes back to /', async () => {
+  it('logout ends the provider session with the ID token and a state, and checks the state on the way back to /', async () => {
     const { port, tokens, storage } = await signedIn();
     const redirect = capturingNavigator();
     const out = createOidcPort(settings, { storage, redirectNavigator: redirect.navigator });
@@ -208,7 +233,110 @@ describe('oidc-client-ts port', () => {
     expect(url.origin + url.pathname).toBe(`${AUTHORITY}/session/end`);
     expect(url.searchParams.get('id_token_hint')).toBe(tokens.idToken);
     expect(url.searchParams.get('post_logout_redirect_uri')).toBe('http://localhost:4321/');
+    const state = url.searchParams.get('state')!;
+    expect(state).toMatch(/^\w{32}$/);
     await expect(port.load()).resolves.toBeNull();
+
+    // The provider comes back to / with the state: known once, then consumed; a forged one is refused.
+    const back = `http://localhost:4321/?state=${state}`;
+    expect(out.isLogoutReturn(back)).toBe(true);
+    expect(out.isLogoutReturn('http://localhost:4321/')).toBe(false);
+    expect(out.isLogoutReturn(`http://localhost:4321/races?state=${state}`)).toBe(false);
+    await expect(out.completeLogout('http://localhost:4321/?state=forged')).rejects.toThrow(
+      'No matching state found in storage',
+    );
+    await expect(out.completeLogout(back)).resolves.toBeUndefined();
+    await expect(out.completeLogout(back)).rejects.toThrow('No matching state found in storage');
+  });
+
+  describe('a failed sign-in says why (SignInError), and where it started', () => {
+    async function started() {
+      const storage = new InMemoryWebStorage();
+      const redirect = capturingNavigator();
+      const port = createOidcPort(settings, { storage, redirectNavigator: redirect.navigator });
+      await port.redirectToLogin({ returnTo: '/races/7' });
+      const url = redirect.urls[0];
+      return { port, state: url.searchParams.get('state')!, nonce: url.searchParams.get('nonce')! };
+    }
+    const failureOf = (p: Promise<unknown>) =>
+      p.then(
+        () => {
+          throw new Error('expected the sign-in to fail');
+        },
+        (err: unknown) => {
+          expect(err).toBeInstanceOf(SignInError);
+          return (err as SignInError).failure;
+        },
+      );
+
+    it('the provider refused (error, error_description on the callback)', async () => {
+      const { port, state } = await started();
+      const failure = await failureOf(
+        port.completeLogin(
+          `${settings.redirectUri}?error=access_denied&error_description=The+user+said+no&state=${state}`,
+        ),
+      );
+      expect(failure).toEqual({
+        kind: 'provider',
+        error: 'access_denied',
+        description: 'The user said no',
+        returnTo: '/races/7',
+      });
+      expect(provider.tokenCalls).toHaveLength(0);
+    });
+
+    it('an ID token with another nonce, or none, is refused', async () => {
+      for (const nonce of ['someone-elses-nonce', null]) {
+        const { port, state } = await started();
+        provider.nonces.set('c-n', nonce);
+        const failure = await failureOf(
+          port.completeLogin(`${settings.redirectUri}?code=c-n&state=${state}`),
+        );
+        expect(failure).toMatchObject({ kind: 'nonce', returnTo: '/races/7' });
+        await expect(port.load()).resolves.toBeNull();
+      }
+    });
+
+    it('the right nonce is accepted', async () => {
+      const { port, state, nonce } = await started();
+      provider.nonces.set('c-ok', nonce);
+      await expect(
+        port.completeLogin(`${settings.redirectUri}?code=c-ok&state=${state}`),
+      ).resolves.toMatchObject({
+        returnTo: '/races/7',
+      });
+    });
+
+    it('the token endpoint refused the code', async () => {
+      const { port, state } = await started();
+      const failure = await failureOf(
+        port.completeLogin(`${settings.redirectUri}?code=used-code&state=${state}`),
+      );
+      expect(failure).toEqual({
+        kind: 'token',
+        error: 'invalid_grant',
+        description: 'authorization code is invalid',
+        returnTo: '/races/7',
+      });
+    });
+
+    it("an answer to no sign-in started here: state, and the provider's words are not repeated", async () => {
+      const { port } = await started();
+      const failure = await failureOf(
+        port.completeLogin(
+          `${settings.redirectUri}?error=access_denied&error_description=Call+us&state=forged`,
+        ),
+      );
+      expect(failure.kind).toBe('state');
+      expect(failure.returnTo).toBeUndefined();
+      expect(JSON.stringify(failure)).not.toContain('Call us');
+    });
+  });
+
+  it('a nonce is 32 random bytes, base64url, never the same twice', () => {
+    const seen = new Set(Array.from({ length: 50 }, () => newNonce()));
+    expect(seen.size).toBe(50);
+    for (const n of seen) expect(n).toMatch(/^[\w-]{43}$/);
   });
 
   it('clear forgets the cached user', async () => {

@@ -9,6 +9,7 @@ import {
 } from 'oidc-client-ts';
 import type { AuthSettings } from '@racebeacon/domain/entities';
 import { accountFromClaims, type KeyValueStorage, type OidcPort, type TokenSet } from './auth-core';
+import { SignInError, signInFailureOf } from './errors';
 
 /** GET /api/config → auth: the provider settings, given to the browser at runtime. */
 export type { AuthSettings };
@@ -46,6 +47,17 @@ export type BrowserOidcPort = OidcPort & {
 };
 
 const RT_EXPIRY_KEY = 'racebeacon.auth.refresh-expiry';
+
+/**
+ * A fresh `nonce` for an authorization request (32 random bytes, base64url). oidc-client-ts keeps it with the
+ * state and the PKCE verifier in session storage and refuses an ID token that does not carry it.
+ */
+export function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let text = '';
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
 
 /** The OidcPort on oidc-client-ts: UserManager for redirects and the hidden frame, OidcClient for the token calls. */
 export function createOidcPort(settings: AuthSettings, deps: OidcPortDeps): BrowserOidcPort {
@@ -163,18 +175,32 @@ export function createOidcPort(settings: AuthSettings, deps: OidcPortDeps): Brow
         await manager.storeUser(new User({ ...user, refresh_token: undefined, userState: user.state }));
       }
       deps.storage.removeItem(RT_EXPIRY_KEY);
-      const renewed = await manager.signinSilent();
+      const renewed = await manager.signinSilent({ nonce: newNonce() });
       if (!renewed)
         throw Object.assign(new Error('silent renewal returned no user'), { error: 'login_required' });
       return toTokenSet(renewed);
     },
 
     async redirectToLogin({ prompt, returnTo }) {
-      await manager.signinRedirect({ state: { returnTo }, ...(prompt ? { prompt } : {}) });
+      await manager.signinRedirect({ state: { returnTo }, nonce: newNonce(), ...(prompt ? { prompt } : {}) });
     },
 
     async completeLogin(url) {
-      const response = await client.processSigninResponse(url);
+      // Where the sign-in started, read before the state is consumed, so a failure can come back there too.
+      const started = await client
+        .readSigninResponseState(url)
+        .then(({ state }) => (state.data as { returnTo?: string } | undefined)?.returnTo)
+        .catch(() => undefined);
+      let response: SigninResponse;
+      try {
+        // Checks the state, exchanges the code (PKCE), and checks the ID token's nonce against the stored one.
+        response = await client.processSigninResponse(url);
+      } catch (err) {
+        const failure = signInFailureOf(err);
+        // Only an answer to a sign-in started here says where to go back to.
+        if (failure.kind !== 'state' && started) failure.returnTo = started;
+        throw new SignInError(failure, err);
+      }
       const user = userFrom(response);
       await manager.storeUser(user);
       rememberRefreshExpiry(
@@ -188,15 +214,35 @@ export function createOidcPort(settings: AuthSettings, deps: OidcPortDeps): Brow
 
     async redirectToLogout(idToken) {
       try {
+        // With a state (kept in session storage, checked on the way back by completeLogout): some providers
+        // (Glewlwyd) redirect back only when one is sent. id_token_hint lets the provider end the session
+        // without asking.
         await manager.signoutRedirect({
           id_token_hint: idToken,
           post_logout_redirect_uri: settings.postLogoutRedirectUri,
+          state: { signedOutAt: Date.now() },
         });
       } catch (err) {
         // No end-session endpoint (or discovery failed): local sign-out only, back to /.
         console.warn('[auth] provider sign-out unavailable, signed out locally:', err);
         (deps.navigate ?? ((u: string) => window.location.assign(u)))(settings.postLogoutRedirectUri);
       }
+    },
+
+    isLogoutReturn(url) {
+      const current = new URL(url);
+      const target = new URL(settings.postLogoutRedirectUri);
+      return (
+        current.origin === target.origin &&
+        current.pathname === target.pathname &&
+        current.searchParams.has('state') &&
+        !current.searchParams.has('code')
+      );
+    },
+
+    async completeLogout(url) {
+      // Throws when the state matches no sign-out started in this tab; consumes it otherwise.
+      await client.processSignoutResponse(url);
     },
 
     async clear() {

@@ -36,6 +36,18 @@ const de: Catalogue = {
     framed: 'Diese Seite kann nicht in einer anderen Website angezeigt werden.',
     openInNewTab: 'In einem neuen Tab öffnen',
   },
+  signIn: {
+    failedTitle: 'Anmeldung fehlgeschlagen',
+    provider: 'Der Identitätsanbieter hat die Anmeldung abgelehnt: {{reason}}',
+    token:
+      'Die Anmeldung konnte nicht abgeschlossen werden: Die Antwort des Identitätsanbieters war nicht verwendbar ({{reason}}).',
+    nonce:
+      'Die Antwort des Identitätsanbieters wurde abgelehnt: Sie gehört nicht zu dieser Anmeldung (die Nonce stimmt nicht überein).',
+    state:
+      'Die Anmeldeantwort wurde abgelehnt: Sie gehört zu keiner in diesem Tab begonnenen Anmeldung (vielleicht wurde sie zweimal geöffnet).',
+    tryAgain: 'Erneut versuchen',
+    dismiss: 'Schließen',
+  },
   footer: {
     privacy: 'Datenschutzerklärung',
     terms: 'Nutzungsbedingungen',
@@ -110,6 +122,7 @@ const de: Catalogue = {
   errors: {
     unreachable: 'Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuche es erneut.',
     generic: 'Das hat nicht geklappt. Bitte versuche es erneut.',
+    fileTooLarge: 'Die Datei ist {{size}} MB groß; höchstens {{max}} MB werden angenommen.',
   },
   alert: {
     deviceName: 'Bitte gib einen Namen ein',

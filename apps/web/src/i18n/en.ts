@@ -40,6 +40,18 @@ const en = {
     framed: 'This page cannot be shown inside another website.',
     openInNewTab: 'Open it in a new tab',
   },
+  signIn: {
+    failedTitle: 'Sign-in failed',
+    provider: 'The sign-in provider refused the sign-in: {{reason}}',
+    token:
+      'The sign-in could not be completed: the answer of the sign-in provider could not be used ({{reason}}).',
+    nonce:
+      'The answer of the sign-in provider was refused: it does not belong to this sign-in (the nonce does not match).',
+    state:
+      'The sign-in answer was refused: it does not belong to a sign-in started in this tab (it may have been opened twice).',
+    tryAgain: 'Try again',
+    dismiss: 'Dismiss',
+  },
   footer: {
     privacy: 'Privacy policy',
     terms: 'Terms of service',
@@ -113,6 +125,7 @@ const en = {
   errors: {
     unreachable: 'The server could not be reached. Check your connection and try again.',
     generic: 'That did not work. Please try again.',
+    fileTooLarge: 'The upload is {{size}} MB; at most {{max}} MB is accepted.',
   },
   alert: {
     deviceName: 'Please enter a name',

@@ -36,6 +36,18 @@ const es: Catalogue = {
     framed: 'Esta página no se puede mostrar dentro de otro sitio web.',
     openInNewTab: 'Ábrela en una pestaña nueva',
   },
+  signIn: {
+    failedTitle: 'No se pudo iniciar sesión',
+    provider: 'El proveedor de identidad rechazó el inicio de sesión: {{reason}}',
+    token:
+      'No se pudo completar el inicio de sesión: la respuesta del proveedor de identidad no se pudo usar ({{reason}}).',
+    nonce:
+      'Se rechazó la respuesta del proveedor de identidad: no corresponde a este inicio de sesión (el nonce no coincide).',
+    state:
+      'Se rechazó la respuesta de inicio de sesión: no corresponde a ningún inicio de sesión empezado en esta pestaña (quizá se abrió dos veces).',
+    tryAgain: 'Intentar de nuevo',
+    dismiss: 'Cerrar',
+  },
   footer: {
     privacy: 'Política de privacidad',
     terms: 'Condiciones de uso',
@@ -110,6 +122,7 @@ const es: Catalogue = {
   errors: {
     unreachable: 'No se pudo contactar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
     generic: 'No ha funcionado. Inténtalo de nuevo.',
+    fileTooLarge: 'El archivo ocupa {{size}} MB; se aceptan como máximo {{max}} MB.',
   },
   alert: {
     deviceName: 'Introduce un nombre',

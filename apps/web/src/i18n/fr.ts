@@ -36,6 +36,18 @@ const fr: Catalogue = {
     framed: 'Cette page ne peut pas être affichée dans un autre site web.',
     openInNewTab: 'Ouvrez-la dans un nouvel onglet',
   },
+  signIn: {
+    failedTitle: 'La connexion a échoué',
+    provider: 'Le fournisseur d’identité a refusé la connexion : {{reason}}',
+    token:
+      'La connexion n’a pas pu aboutir : la réponse du fournisseur d’identité est inutilisable ({{reason}}).',
+    nonce:
+      'La réponse du fournisseur d’identité a été refusée : elle ne correspond pas à cette connexion (le nonce diffère).',
+    state:
+      'La réponse de connexion a été refusée : elle ne correspond à aucune connexion commencée dans cet onglet (elle a peut-être été ouverte deux fois).',
+    tryAgain: 'Réessayer',
+    dismiss: 'Fermer',
+  },
   footer: {
     privacy: 'Politique de confidentialité',
     terms: "Conditions d'utilisation",
@@ -110,6 +122,7 @@ const fr: Catalogue = {
   errors: {
     unreachable: 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
     generic: "Cela n'a pas fonctionné. Veuillez réessayer.",
+    fileTooLarge: 'Le fichier envoyé fait {{size}} Mo ; {{max}} Mo au plus sont acceptés.',
   },
   alert: {
     deviceName: 'Veuillez saisir un nom',

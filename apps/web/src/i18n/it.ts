@@ -36,6 +36,18 @@ const it: Catalogue = {
     framed: "Questa pagina non può essere mostrata all'interno di un altro sito web.",
     openInNewTab: 'Aprila in una nuova scheda',
   },
+  signIn: {
+    failedTitle: 'Accesso non riuscito',
+    provider: 'Il provider di identità ha rifiutato l’accesso: {{reason}}',
+    token:
+      'Non è stato possibile completare l’accesso: la risposta del provider di identità non è utilizzabile ({{reason}}).',
+    nonce:
+      'La risposta del provider di identità è stata rifiutata: non appartiene a questo accesso (il nonce non corrisponde).',
+    state:
+      'La risposta di accesso è stata rifiutata: non appartiene a un accesso avviato in questa scheda (forse è stata aperta due volte).',
+    tryAgain: 'Riprova',
+    dismiss: 'Chiudi',
+  },
   footer: {
     privacy: 'Informativa sulla privacy',
     terms: 'Termini di servizio',
@@ -110,6 +122,7 @@ const it: Catalogue = {
   errors: {
     unreachable: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
     generic: 'Non ha funzionato. Riprova.',
+    fileTooLarge: 'Il file è di {{size}} MB; sono accettati al massimo {{max}} MB.',
   },
   alert: {
     deviceName: 'Inserisci un nome',

@@ -1,2 +1,10 @@
 /** The app's one door to the sign-in layer (apps/web/src/auth): screens import auth from here only. */
-export { AuthProvider, useAuth, getAccessToken, isOwner, type Account, type AuthState } from '../auth';
+export {
+  AuthProvider,
+  SignInProblem,
+  useAuth,
+  getAccessToken,
+  isOwner,
+  type Account,
+  type AuthState,
+} from '../auth';
