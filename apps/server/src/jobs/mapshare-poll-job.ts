@@ -4,6 +4,7 @@ import type { LiveEvent } from '../events/bus';
 import { readMapShareFeed } from '../ingest/adapters/mapshare';
 import type { IngestService } from '../ingest/service';
 import { pollDeviceFeeds } from './device-feed-poller';
+import { fetchFeed } from './feed-fetch';
 import type { DeviceFeedRow } from './device-feed-repository';
 import type { Job } from './runner';
 
@@ -16,8 +17,11 @@ export const MAPSHARE_MAX_REQUESTS_PER_HOUR = 1800;
 /** How far back a first poll reads (no fix yet), and how much a later poll overlaps the newest fix. */
 const FIRST_LOOKBACK_MS = 24 * 3600_000;
 const OVERLAP_MS = 3600_000;
-/** 24 hours of 30-second tracking is about 6 MB of KML: anything far beyond is not a MapShare feed. */
-const MAX_FEED_BYTES = 20 * 1024 * 1024;
+/**
+ * 24 hours of 30-second tracking is about 6 MB of KML: anything far beyond is not a MapShare feed (reading stops at
+ * this many bytes, feed-fetch.ts).
+ */
+export const MAX_FEED_BYTES = 20 * 1024 * 1024;
 
 /** Seconds between two polls of one feed: 2 minutes, longer when many feeds would pass Garmin's hourly limit. */
 export const mapShareIntervalSeconds = (feeds: number) =>
@@ -87,19 +91,20 @@ export class MapSharePollJob implements Job {
     if (device.feedPassword)
       headers.authorization = `Basic ${Buffer.from(`:${device.feedPassword}`).toString('base64')}`;
     const timeout = AbortSignal.timeout(20_000);
-    const res = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    const res = await fetchFeed(url, {
+      what: 'MapShare',
+      maxBytes: MAX_FEED_BYTES,
+      headers,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
     if (res.status === 401 || res.status === 403)
       throw new Error(
         `MapShare refused access (HTTP ${res.status}): ${device.feedPassword ? 'the MapShare password is wrong' : 'the MapShare page has a password; enter it'}, or make the MapShare page public.`,
       );
     if (res.status === 404)
       throw new Error('MapShare has no page of this name (HTTP 404): check the MapShare name.');
-    if (!res.ok) throw new Error(`MapShare answered HTTP ${res.status}`);
-    const length = Number(res.headers.get('content-length') ?? 0);
-    if (length > MAX_FEED_BYTES)
-      throw new Error(`MapShare answered ${length} bytes, more than a feed can hold`);
-    const text = await res.text();
-    if (text.length > MAX_FEED_BYTES) throw new Error('MapShare answered more than a feed can hold');
+    if (res.status < 200 || res.status > 299) throw new Error(`MapShare answered HTTP ${res.status}`);
+    const { text } = res;
     const read = readMapShareFeed(text, device.id);
     if (!read.ok) throw new Error(`MapShare feed unreadable: ${read.error.message}`);
     const result = await ingest.acceptEach('mapshare', read.batch);

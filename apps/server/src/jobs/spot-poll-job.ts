@@ -7,6 +7,7 @@ import type { IngestService } from '../ingest/service';
 import { listSpotFeeds, type SpotFeedRow } from '../ingest/spot-feed-repository';
 import type { DeviceBatch } from '../ingest/adapters/contract';
 import { pollDeviceFeeds } from './device-feed-poller';
+import { fetchFeed } from './feed-fetch';
 import type { DeviceFeedRow } from './device-feed-repository';
 import type { Job } from './runner';
 import { activeSpotRaceIds, claimSpotFeed, setSpotFeedError } from './spot-poll-repository';
@@ -26,6 +27,8 @@ export interface SpotPollJobOptions {
 }
 
 const PAGE_SIZE = 50;
+/** A page of 50 messages is about 30 KB: reading stops at 2 MB (feed-fetch.ts), nothing past it is a SPOT page. */
+export const MAX_SPOT_PAGE_BYTES = 2 * 1024 * 1024;
 const MAX_BACKOFF_S = 30 * 60;
 
 interface FeedState {
@@ -150,13 +153,15 @@ export class SpotPollJob implements Job {
     );
     if (feed.feedPassword) url.searchParams.set('feedPassword', feed.feedPassword);
     if (start) url.searchParams.set('start', String(start));
-    const res = await fetch(url, {
+    const res = await fetchFeed(url, {
+      what: 'SPOT',
+      maxBytes: MAX_SPOT_PAGE_BYTES,
       signal: AbortSignal.timeout(20_000),
       headers: { accept: 'application/json' },
     });
-    if (!res.ok) throw new Error(`SPOT answered HTTP ${res.status}`);
+    if (res.status < 200 || res.status > 299) throw new Error(`SPOT answered HTTP ${res.status}`);
     try {
-      return await res.json();
+      return JSON.parse(res.text) as unknown;
     } catch {
       throw new Error('SPOT answered something that is not JSON');
     }
