@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { holderAt } from './attribution-repository';
 import { deviceIdOf, numOrNull, rows } from './sql';
-import type { BatteryReport } from './types';
+import type { BatteryReport, DeviceRef } from './types';
 
 /** A battery report stored on its device, with the runner holding the device when it was received. */
 export interface StoredBattery {
@@ -33,4 +33,19 @@ export async function storeBattery(db: DbOrTx, r: BatteryReport, at: Date): Prom
     raceId: numOrNull(res[0].race_id),
     runnerId: numOrNull(res[0].runner_id),
   };
+}
+
+/**
+ * Counts a data uplink that carried no position on the device it names (`uplinks_without_position`, and its time in
+ * `last_uplink_without_position_at`): an admin sees a payload formatter that gives no position. false when no
+ * device has this reference.
+ */
+export async function countUplinkWithoutPosition(db: DbOrTx, ref: DeviceRef): Promise<boolean> {
+  const res = await rows(
+    db,
+    sql`UPDATE devices SET uplinks_without_position = uplinks_without_position + 1,
+                           last_uplink_without_position_at = now()
+        WHERE id = ${deviceIdOf(ref)} RETURNING id`,
+  );
+  return res.length > 0;
 }

@@ -22,6 +22,7 @@ const STATUS: Record<Refusal['code'], number> = {
   invalid_device_id: 400,
   invalid_position: 400,
   source_error: 400,
+  unreadable_body: 400,
   unknown_device: 400,
   unauthorized: 401,
   not_configured: 503,
@@ -58,7 +59,12 @@ export function deviceHandler(route: DeviceRoute, service: IngestService, config
     const auth = route.authenticate(request, config);
     if (!auth.ok) throw refuse(reply, auth.refusal);
     const read = route.read(request, auth.credential);
-    if (!read.ok) throw refuse(reply, read.error);
+    if (!read.ok) {
+      // A body we cannot read is never answered 200 (the sender would not deliver it again), and is logged: it may
+      // be a truncated delivery of a real fix, or a network server whose format changed.
+      if (read.error.code === 'unreadable_body') logUnreadable(request, route.source, read.error.message);
+      throw refuse(reply, read.error);
+    }
     const { batch } = read;
     const result =
       route.policy === 'whole'
@@ -69,6 +75,19 @@ export function deviceHandler(route: DeviceRoute, service: IngestService, config
     if (skipped) request.log.warn({ source: route.source, ...skipped }, 'device messages skipped');
     return reply.code(200).send(route.answer(result, batch));
   };
+}
+
+/** The log line of a device request whose body cannot be read (what it was, never its content). */
+export function logUnreadable(request: FastifyRequest, source: string, reason: string): void {
+  request.log.warn(
+    {
+      source,
+      reason,
+      contentType: request.headers['content-type'],
+      contentLength: request.headers['content-length'],
+    },
+    'device request body unreadable: refused',
+  );
 }
 
 export function registerDeviceRoute(app: FastifyInstance, route: DeviceRoute, service: IngestService): void {

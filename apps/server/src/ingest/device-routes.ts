@@ -5,7 +5,14 @@ import { readInreach } from './adapters/inreach';
 import { readChirpstack, readTtn } from './adapters/lorawan';
 import { readOsmand } from './adapters/osmand';
 import { basicPassword, readOwnTracks } from './adapters/owntracks';
-import { registerDeviceRoute, requireSecret, type DeviceRoute, type Refusal } from './device-handler';
+import { parseError, type AdapterResult } from './adapters/contract';
+import {
+  logUnreadable,
+  registerDeviceRoute,
+  requireSecret,
+  type DeviceRoute,
+  type Refusal,
+} from './device-handler';
 import type { IngestService } from './service';
 import { deviceIdProblem } from './validate';
 
@@ -20,6 +27,17 @@ function tryJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+const unreadable = (message: string) => parseError('unreadable_body', message);
+
+/** A network server's webhook is a JSON object; anything else is refused as unreadable (null: read it). */
+function lorawanBody(body: unknown): AdapterResult | null {
+  if (body === undefined || body === null || body === '') return unreadable('The body is empty.');
+  if (typeof body === 'string' || Buffer.isBuffer(body))
+    return unreadable('The body is not JSON (send it with Content-Type: application/json).');
+  if (typeof body !== 'object' || Array.isArray(body)) return unreadable('The body is not a JSON object.');
+  return null;
 }
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
@@ -62,7 +80,13 @@ const ownTracks: DeviceRoute = {
   },
   read(request, credential) {
     const key = credential && 'trackingKey' in credential ? credential.trackingKey : '';
-    return readOwnTracks(typeof request.body === 'string' ? tryJson(request.body) : request.body, key);
+    const body = typeof request.body === 'string' ? tryJson(request.body) : request.body;
+    // OwnTracks always sends a JSON object: anything else is a body we cannot read (an empty one is no message).
+    if (body === undefined && typeof request.body === 'string' && request.body.trim() !== '')
+      return unreadable('The body is not JSON (OwnTracks sends a JSON object).');
+    if (body !== undefined && (!body || typeof body !== 'object' || Array.isArray(body)))
+      return unreadable('The body is not a JSON object (OwnTracks sends one message per request).');
+    return readOwnTracks(body, key);
   },
   unknownDevice: ownTracksRefusal,
   answer: () => [],
@@ -86,8 +110,15 @@ const inreach: DeviceRoute = {
       variable: 'INREACH_OUTBOUND_TOKEN',
       header: 'X-Outbound-Auth-Token',
     }),
-  read: (request) =>
-    readInreach(Buffer.isBuffer(request.body) ? tryJson(request.body.toString('utf8')) : request.body),
+  read(request) {
+    const body = Buffer.isBuffer(request.body) ? tryJson(request.body.toString('utf8')) : request.body;
+    // Only a body that is not an IPC batch at all is refused (4xx, logged; Garmin delivers it again): a batch
+    // whose events are partly unreadable is answered 200, those events skipped and logged.
+    if (body === undefined) return unreadable('The body is not JSON (a truncated or empty delivery?).');
+    const events = body && typeof body === 'object' ? (body as { Events?: unknown }).Events : undefined;
+    if (!Array.isArray(events)) return unreadable('The body is not an IPC Outbound batch (no Events list).');
+    return readInreach(body);
+  },
   answer: (result, batch) => {
     const stored = result.fixes.filter((o) => o.status === 'stored').length;
     const duplicates = result.fixes.filter((o) => o.status === 'duplicate').length;
@@ -123,7 +154,7 @@ const ttn: DeviceRoute = {
   policy: 'whole',
   authenticate: (request, config) =>
     requireSecret(bearer(request.headers.authorization), config.LORAWAN_WEBHOOK_SECRET, lorawanSecret),
-  read: (request) => readTtn(request.body),
+  read: (request) => lorawanBody(request.body) ?? readTtn(request.body),
   answer: lorawanAnswer,
 };
 
@@ -132,7 +163,16 @@ const chirpstack: DeviceRoute = {
   url: '/api/ingest/chirpstack',
   summary: 'ChirpStack v4 HTTP integration, ?event=up|location|status (Bearer secret)',
   read: (request) =>
+    lorawanBody(request.body) ??
     readChirpstack(String((request.query as Record<string, unknown>).event ?? 'up'), request.body),
+};
+
+/** Which protocol a route is, for the log line of a body its JSON parser could not read. */
+const DEVICE_SOURCE_OF: Record<string, string> = {
+  '/api/ingest/osmand': 'osmand',
+  '/api/ingest/owntracks': 'owntracks',
+  '/api/ingest/ttn': 'lorawan',
+  '/api/ingest/chirpstack': 'lorawan',
 };
 
 /** Device ingestion endpoints, each in the scope of the body parsers its protocol needs. */
@@ -148,7 +188,9 @@ export default async function deviceRoutes(app: FastifyInstance, { service }: { 
       if (text.trim() === '') return done(null, undefined);
       try {
         done(null, JSON.parse(text));
-      } catch {
+      } catch (err) {
+        const route = DEVICE_SOURCE_OF[_req.routeOptions.url ?? ''] ?? 'unknown';
+        logUnreadable(_req, route, `not valid JSON: ${(err as Error).message}`);
         done(new HttpError(400, 'invalid_json', 'The request body is not valid JSON.'), undefined);
       }
     });

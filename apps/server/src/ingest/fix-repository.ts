@@ -66,7 +66,7 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${json}::jsonb) AS x(
         idx int, key text, src text, hw text[], dev int, t timestamptz, lat float8, lon float8,
-        alt float8, spd float8, bp real, bs text, source text, fm text, tail text)
+        alt float8, spd float8, bp real, bs text, source text, fm text, tail text, acc float8, hdg float8)
     ), r AS (
       SELECT x.*, COALESCE(
         (SELECT d.id FROM devices d WHERE x.key IS NOT NULL AND d.tracking_key = x.key),
@@ -81,8 +81,8 @@ function storeFixesQuery(json: string, notify?: FixNotify): SQL {
       WHERE r.device_id IS NOT NULL
     ), ins AS (
       INSERT INTO positions (device_id, race_id, runner_id, fix_time, lat, lon, altitude, speed,
-                             battery_percent, battery_state, source)
-      SELECT device_id, h_race, h_runner, t, lat, lon, alt, spd, bp, bs, source FROM a
+                             battery_percent, battery_state, source, accuracy_m, heading_deg)
+      SELECT device_id, h_race, h_runner, t, lat, lon, alt, spd, bp, bs, source, acc, hdg FROM a
       ON CONFLICT (device_id, fix_time) DO NOTHING
       RETURNING id, device_id, fix_time, race_id, runner_id, received_at
     ), j AS (
@@ -171,7 +171,7 @@ function batchJson(fixes: FixInput[]): string {
       `"alt":${num(f.altitude)},"spd":${num(f.speed)},"bp":${num(f.batteryPercent)},` +
       `"bs":${bs},"source":${source},"fm":"${f.fixTime.getTime()}","tail":${JSON.stringify(
         `${f.lat},${f.lon},${num(f.altitude)},${num(f.speed)},${num(f.batteryPercent)},${bs},${source}`,
-      )}}`;
+      )},"acc":${num(f.accuracy)},"hdg":${num(f.heading)}}`;
   }
   return `[${parts.join(',')}]`;
 }

@@ -65,6 +65,11 @@ export class MeshtasticSubscriber {
     const { service, log } = this.opts;
     try {
       const m = parseMeshtastic(text);
+      if (m.kind === 'unreadable') {
+        // Nothing to answer on MQTT: the log says why a message on our topic was not read.
+        log.warn({ reason: m.reason, bytes: text.length }, 'Meshtastic message unreadable');
+        return;
+      }
       if (m.kind === 'ignored' || !this.seen.add(m.dedupKey)) return;
       const read = meshtasticBatch(m);
       if (!read.ok) return;

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Db } from '../db/client';
 import type { EventBus, LiveEvent } from '../events/bus';
 import { deviceHolderAt, storeAlert, type StoredAlert } from './alert-repository';
-import { storeBattery } from './battery-repository';
+import { countUplinkWithoutPosition, storeBattery } from './battery-repository';
 import { DeviceStateWriter } from './device-state';
 import { deviceExists, storeFixes } from './fix-repository';
 import { GroupCommitter } from './group-commit';
@@ -211,6 +211,19 @@ export class IngestPipeline {
       },
     ]);
     return 'stored';
+  }
+
+  /**
+   * Counts an uplink that carried no position on its device (battery-repository.ts); false for an unknown device.
+   * Never the sender's error: a failure is logged and the uplink answered as before.
+   */
+  async recordWithoutPosition(ref: DeviceRef): Promise<boolean> {
+    try {
+      return await countUplinkWithoutPosition(this.opts.db, ref);
+    } catch (err) {
+      this.opts.log.warn({ err, device: ref }, 'uplink without a position not counted on its device');
+      return false;
+    }
   }
 
   /** Whether a device has this reference (a credential presented without a position). */

@@ -86,6 +86,7 @@ export class IngestService {
       : [];
     let alerts = 0;
     for (const a of batch.alerts) if (await pipeline.recordAlert(a)) alerts++;
+    for (const ref of batch.withoutPosition ?? []) await pipeline.recordWithoutPosition(ref);
     let unknownDevice =
       outcomes.some((o) => o.status === 'unknown_device') || batteryOutcomes.includes('unknown_device');
     if (!n && credential) unknownDevice = !(await pipeline.knowsDevice(credential));
@@ -116,6 +117,7 @@ export class IngestService {
     if (alertErrors.length && alertErrors.length === batch.alerts.length) throw alertErrors[0];
     // Texts are no alerts of the device (not counted): race HQ looks for the help keyword in them.
     for (const m of batch.texts ?? []) await pipeline.recordText(m);
+    for (const ref of batch.withoutPosition ?? []) await pipeline.recordWithoutPosition(ref);
 
     const batteries: BatteryOutcome[] = [];
     let batteriesLimited = 0;

@@ -22,6 +22,10 @@ export interface FixInput {
   batteryPercent?: number | null;
   batteryState?: string | null;
   source: DeviceSource;
+  /** Horizontal accuracy the device reported, in metres (null: none); see validate.ts accuracyOf. */
+  accuracy?: number | null;
+  /** Direction of travel the device reported, degrees clockwise from true north, 0–360 (null: none). */
+  heading?: number | null;
 }
 
 /** An alert a device raised (SOS, HELP, their cancellations). */

@@ -113,6 +113,8 @@ export function fixProblem(fix: FixInput, now = Date.now()): string | null {
   for (const [name, v] of [
     ['altitude', fix.altitude],
     ['speed', fix.speed],
+    ['accuracy', fix.accuracy],
+    ['heading', fix.heading],
   ] as const) {
     if (v !== null && v !== undefined && (typeof v !== 'number' || !Number.isFinite(v)))
       return `The ${name} must be a number.`;
@@ -165,4 +167,22 @@ export function num(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (typeof v === 'string') return v.trim() === '' ? undefined : Number(v);
   return NaN;
+}
+
+/** Larger than any accuracy a position is worth keeping with (a country): a value beyond it is not an accuracy. */
+export const MAX_ACCURACY_M = 1_000_000;
+
+/**
+ * An accuracy in metres as a device reported it, or null: a value that is not one (negative, not finite, absurd) is
+ * dropped, never a reason to refuse the position it came with.
+ */
+export function accuracyOf(v: unknown): number | null {
+  const n = num(v);
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= MAX_ACCURACY_M ? n : null;
+}
+
+/** A heading in degrees (0 ≤ h < 360, 360 read as 0), or null: a value that is not one is dropped, as above. */
+export function headingOf(v: unknown): number | null {
+  const n = num(v);
+  return n !== undefined && Number.isFinite(n) && n >= 0 && n <= 360 ? n % 360 : null;
 }

@@ -1,4 +1,4 @@
-import type { AlertInput, BatteryReport, FixInput } from '../types';
+import type { AlertInput, BatteryReport, DeviceRef, FixInput } from '../types';
 
 /**
  * The contract every device protocol's adapter keeps: it reads what a device (or its network server, or a feed)
@@ -19,6 +19,11 @@ export interface DeviceBatch {
   texts?: AlertInput[];
   /** How many messages the input held (a SPOT page is paged on this). */
   received: number;
+  /**
+   * Devices that sent a data uplink without a position (a LoRaWAN payload formatter that gives none, a Meshtastic
+   * position packet without a fix): answered as any uplink, counted on the device (`LastUplinkWithoutPositionAt`).
+   */
+  withoutPosition?: DeviceRef[];
 }
 
 export type ParseErrorCode =
@@ -29,7 +34,9 @@ export type ParseErrorCode =
   /** The request names a device but carries no readable position. */
   | 'invalid_position'
   /** The source itself reported an error (a SPOT feed that does not exist). */
-  | 'source_error';
+  | 'source_error'
+  /** The body cannot be read at all (truncated or not JSON, not the protocol's shape): refused and logged. */
+  | 'unreadable_body';
 
 export interface ParseError {
   code: ParseErrorCode;

@@ -84,7 +84,9 @@ export function parseInreach(body: unknown): DeviceBatch {
         // The unit of point.speed is not confirmed by Garmin's documentation; better none than a wrong one.
         speed: null,
         batteryPercent: null,
-        batteryState: low === undefined ? null : low ? 'LOW' : 'GOOD',
+        // 1 is low, 0 is not; any other value (2 comes from real devices) says nothing we can read: the device keeps
+        // the state it last reported, rather than a value 2 read as "low" raising a false low-battery alert.
+        batteryState: low === 1 ? 'LOW' : low === 0 ? 'GOOD' : null,
       });
     }
     if (kind) {

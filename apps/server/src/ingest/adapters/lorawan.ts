@@ -1,5 +1,5 @@
 import { batteryStateFromPercent, type FixInput } from '../types';
-import { deviceIdProblem, num } from '../validate';
+import { accuracyOf, deviceIdProblem, headingOf, num } from '../validate';
 import { parseError, readBatch, type AdapterResult } from './contract';
 
 /**
@@ -34,7 +34,28 @@ const BATT_PERCENT_KEYS = [
   'bat',
 ];
 const TIME_KEYS = ['time', 'timestamp', 'gpsTime', 'fixTime'];
+const ACCURACY_KEYS = ['accuracy', 'acc', 'hacc', 'horizontalAccuracy', 'horizontal_accuracy'];
+const HEADING_KEYS = ['heading', 'course', 'cog', 'bearing'];
 const NESTED = ['gps', 'location', 'position', 'coordinates', 'gnss'];
+
+/**
+ * CayenneLPP decoders put a GPS position under its channel: The Things Stack's built-in formatter as `gps_<channel>`
+ * ({latitude, longitude, altitude}), ChirpStack v4's as `gpsLocation: {"<channel>": {…}}`. Lowest channel first.
+ */
+function cayenneGps(o: Obj): Obj[] {
+  const byChannel = (entries: [string, unknown][]) =>
+    entries
+      .filter((e): e is [string, Obj] => isObj(e[1]))
+      .sort((a, b) => Number(a[0]) - Number(b[0]))
+      .map((e) => e[1]);
+  const ttn = byChannel(
+    Object.entries(o)
+      .filter(([k]) => /^gps_\d+$/.test(k))
+      .map(([k, v]) => [k.slice(4), v]),
+  );
+  const chirp = isObj(o.gpsLocation) ? byChannel(Object.entries(o.gpsLocation)) : [];
+  return [...ttn, ...chirp];
+}
 
 function pick(o: Obj, keys: string[]): number | undefined {
   for (const k of keys) {
@@ -50,12 +71,14 @@ interface Decoded {
   alt?: number;
   battery?: number;
   time?: Date;
+  accuracy?: number | null;
+  heading?: number | null;
 }
 
 /** Reads decoder output at the top level or one level down (gps/location/position objects). */
 export function readDecoded(o: unknown): Decoded {
   if (!isObj(o)) return {};
-  const candidates = [o, ...NESTED.map((k) => o[k]).filter(isObj)];
+  const candidates = [o, ...NESTED.map((k) => o[k]).filter(isObj), ...cayenneGps(o)];
   const out: Decoded = {};
   for (const c of candidates) {
     const lat = pick(c, LAT_KEYS);
@@ -64,6 +87,8 @@ export function readDecoded(o: unknown): Decoded {
       out.lat = lat;
       out.lon = lon;
       out.alt = pick(c, ALT_KEYS);
+      out.accuracy = accuracyOf(pick(c, ACCURACY_KEYS) ?? pick(o, ACCURACY_KEYS));
+      out.heading = headingOf(pick(c, HEADING_KEYS) ?? pick(o, HEADING_KEYS));
       break;
     }
   }
@@ -92,6 +117,8 @@ export interface LorawanParsed {
   devEui: string | null;
   fix: Omit<FixInput, 'device'> | null;
   batteryPercent: number | null;
+  /** A data uplink (not a join, status or other event): one without a position is counted on its device. */
+  uplink?: boolean;
 }
 
 function build(
@@ -100,6 +127,7 @@ function build(
   alt: number | undefined,
   time: Date,
   battery: number | null,
+  extra: Pick<FixInput, 'accuracy' | 'heading'> = {},
 ): Omit<FixInput, 'device'> | null {
   if (noFix(lat, lon)) return null;
   return {
@@ -111,6 +139,8 @@ function build(
     speed: null,
     batteryPercent: battery,
     batteryState: batteryStateFromPercent(battery),
+    accuracy: extra.accuracy ?? null,
+    heading: extra.heading ?? null,
   };
 }
 
@@ -148,7 +178,8 @@ export function parseTtn(body: unknown): LorawanParsed {
       if (!noFix(lat, lon)) break;
     }
   }
-  return { devEui, fix: build(lat, lon, alt, time, battery), batteryPercent: battery };
+  const extra = lat === dec.lat && lon === dec.lon ? dec : {};
+  return { devEui, fix: build(lat, lon, alt, time, battery, extra), batteryPercent: battery, uplink: true };
 }
 
 /** ChirpStack v4 JSON events: `up` (decoded `object`), `location` (network geolocation), `status` (battery). */
@@ -175,8 +206,9 @@ export function parseChirpstack(event: string, body: unknown): LorawanParsed {
   const battery = dec.battery ?? null;
   return {
     devEui,
-    fix: build(dec.lat, dec.lon, dec.alt, dec.time ?? time, battery),
+    fix: build(dec.lat, dec.lon, dec.alt, dec.time ?? time, battery, dec),
     batteryPercent: battery,
+    uplink: true,
   };
 }
 
@@ -190,12 +222,15 @@ export function lorawanBatch(parsed: LorawanParsed): AdapterResult {
   if (idProblem) return parseError('invalid_device_id', idProblem);
   const device = { source: 'lorawan' as const, hardwareIds: [parsed.devEui] };
   if (parsed.fix) return readBatch({ fixes: [{ ...parsed.fix, device }] });
-  if (parsed.batteryPercent === null) return readBatch({ received: 1 });
+  // A data uplink without a position (a payload formatter that gives none) is counted on its device.
+  const withoutPosition = parsed.uplink ? [device] : [];
+  if (parsed.batteryPercent === null) return readBatch({ received: 1, withoutPosition });
   const { batteryPercent } = parsed;
   // No state: the device keeps the GOOD/LOW it last reported (storeBattery), as before this report.
   return readBatch({
     batteryOnly: [{ device, source: 'lorawan', batteryPercent, batteryState: null }],
     received: 1,
+    withoutPosition,
   });
 }
 

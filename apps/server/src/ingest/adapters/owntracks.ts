@@ -1,16 +1,19 @@
 import { batteryStateFromPercent, type FixInput } from '../types';
-import { num } from '../validate';
+import { accuracyOf, headingOf, num } from '../validate';
 import { readBatch, type AdapterResult } from './contract';
 
 /**
- * OwnTracks HTTP mode: {_type:"location", lat, lon, tst (s), alt, vel (km/h), batt}. Other message types
- * (transitions, waypoints…) carry no position: an empty batch. The device is the tracking key the request
+ * OwnTracks HTTP mode: {_type:"location", lat, lon, tst (s), alt, vel (km/h), batt, acc (m), cog (deg)}, and
+ * {_type:"transition"} (entering or leaving a region), which carries the device's position at `tst` too. Other
+ * message types (waypoints, cards…) carry no position: an empty batch. The device is the tracking key the request
  * authenticated with (HTTP Basic password).
  */
 export function readOwnTracks(body: unknown, trackingKey: string): AdapterResult {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return readBatch({ received: 1 });
   const b = body as Record<string, unknown>;
-  if (b._type !== 'location') return readBatch({ received: 1 });
+  // A transition without coordinates (a beacon region) is a message without a position.
+  const positioned = b._type === 'location' || (b._type === 'transition' && b.lat != null && b.lon != null);
+  if (!positioned) return readBatch({ received: 1 });
   const vel = num(b.vel);
   const batt = num(b.batt);
   const tst = num(b.tst);
@@ -24,6 +27,8 @@ export function readOwnTracks(body: unknown, trackingKey: string): AdapterResult
     speed: vel === undefined ? null : vel / 3.6,
     batteryPercent: batt ?? null,
     batteryState: batteryStateFromPercent(batt),
+    accuracy: accuracyOf(b.acc),
+    heading: headingOf(b.cog),
   };
   return readBatch({ fixes: [fix] });
 }
