@@ -25,6 +25,7 @@ import {
   type Fix,
   type MatchOptions,
   type PreparedCourse,
+  type CruiseFold,
   type ProgressPoint,
   type RaceClock,
   type RunnerState,
@@ -340,6 +341,7 @@ function decideWindow(
     distances: decoded.distances,
     placed: decoded.passes.map((c) => c !== null),
     decidedT: w?.decidedT ?? -Infinity,
+    ...(s.matchWindow?.cruise ? { cruise: s.matchWindow.cruise } : {}),
   };
   return { anchor, fixes, ...decoded, speedMps, speedKnown };
 }
@@ -400,8 +402,57 @@ function recentSpeed(s: RunnerState, startMs: number): number | null {
 /**
  * The runner's moving speed: the fastest stretch between consecutive progress points (a minute apart at least)
  * within the last hour. Unlike the average it is not dragged down by a rest at an aid station.
+ *
+ * Incremental (`CruiseFold`, kept in the matcher's window): the stretches are a chain from the start that only grows with the
+ * progress, so only the points added since the last call are walked, and only the last hour's stretches are kept.
+ * `cruiseSpeedFull` is the same walk over the whole history (kept for the test that compares the two).
  */
-function cruiseSpeed(s: RunnerState, startMs: number): number {
+export function cruiseSpeed(s: RunnerState, startMs: number): number {
+  const p = s.progress;
+  if (p.length === 0) return 0;
+  let f = s.matchWindow?.cruise;
+  const valid =
+    f !== undefined &&
+    f.startMs === startMs &&
+    f.n <= p.length &&
+    (f.n === 0 || (p[f.n - 1].t === f.lastT && p[f.n - 1].distanceM === f.lastD));
+  if (!valid) f = { startMs, n: 0, lastT: 0, lastD: 0, prevT: startMs, prevD: 0, t: [], v: [] };
+  const lastT = p[p.length - 1].t;
+  if (f!.n < p.length) {
+    // Copy on write: earlier states of the runner (kept by callers) may share the fold.
+    const g: CruiseFold = { ...f!, t: f!.t.slice(), v: f!.v.slice() };
+    for (let k = g.n; k < p.length; k++) {
+      const q = p[k];
+      const dt = (q.t - g.prevT) / 1000;
+      if (dt >= 60) {
+        g.t.push(q.t);
+        g.v.push((q.distanceM - g.prevD) / dt);
+        g.prevT = q.t;
+        g.prevD = q.distanceM;
+      }
+    }
+    g.n = p.length;
+    g.lastT = lastT;
+    g.lastD = p[p.length - 1].distanceM;
+    // Stretches ending more than the window before the last point never count again (the last point only moves on).
+    let drop = 0;
+    while (drop < g.t.length && lastT - g.t[drop] > CRUISE_WINDOW_MS) drop++;
+    if (drop > 0) {
+      g.t.splice(0, drop);
+      g.v.splice(0, drop);
+    }
+    // Kept with the matcher's window (internal state; the window object is copied, earlier states keep theirs).
+    if (s.matchWindow) s.matchWindow = { ...s.matchWindow, cruise: g };
+    f = g;
+  }
+  let fastest = 0;
+  for (let k = 0; k < f!.v.length; k++)
+    if (lastT - f!.t[k] <= CRUISE_WINDOW_MS) fastest = Math.max(fastest, f!.v[k]);
+  return fastest;
+}
+
+/** cruiseSpeed by walking the whole progress history (the computation before the fold; for tests). */
+export function cruiseSpeedFull(s: RunnerState, startMs: number): number {
   const p = s.progress;
   if (p.length === 0) return 0;
   const lastT = p[p.length - 1].t;

@@ -130,6 +130,21 @@ export interface RunnerState {
   matchWindow?: MatchWindow;
 }
 
+/** The stretches of a runner's progress (a minute apart at least) ending within the last hour, and where they stand. */
+export interface CruiseFold {
+  startMs: number;
+  /** Progress points folded, and the last of them (a state whose progress differs rebuilds the fold). */
+  n: number;
+  lastT: number;
+  lastD: number;
+  /** Where the next stretch starts. */
+  prevT: number;
+  prevD: number;
+  /** Each kept stretch's end time and speed (m/s). */
+  t: number[];
+  v: number[];
+}
+
 export interface MatchWindow {
   anchor: ProgressPoint;
   fixes: { t: number; cands: CourseCandidate[] }[];
@@ -138,6 +153,8 @@ export interface MatchWindow {
   placed: boolean[];
   /** Time of the newest fix already decided (a progress point, or an outlier): later ones may wait for the next. */
   decidedT: number;
+  /** The running fold of the runner's moving stretches (`cruiseSpeed`); rebuilt from the progress when absent. */
+  cruise?: CruiseFold;
 }
 
 export interface LeaderboardRunner {
