@@ -135,6 +135,19 @@ export const adminDeviceSchema = deviceSchema
   .meta({ id: 'AdminDevice' });
 export type AdminDevice = z.infer<typeof adminDeviceSchema>;
 
+/**
+ * Uplinks that named the device but carried no position (a LoRaWAN payload formatter that gives none, a Meshtastic
+ * position packet without a fix): answered as usual and counted here, so an admin sees a misconfigured formatter.
+ */
+export const deviceUplinkStateSchema = z.object({
+  UplinksWithoutPosition: z.number().int().describe('How many uplinks without a position the device sent'),
+  LastUplinkWithoutPositionAt: z
+    .string()
+    .nullable()
+    .describe('When the last uplink without a position came (ISO 8601); null: none'),
+});
+export type DeviceUplinkState = z.infer<typeof deviceUplinkStateSchema>;
+
 /** A device of a race that no runner holds, as the director picks one for a runner. */
 export const availableDeviceSchema = z
   .object({ DeviceId: z.number().int(), Name: z.string() })

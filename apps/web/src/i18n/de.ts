@@ -414,6 +414,7 @@ const de: Catalogue = {
     source: 'Quelle',
     lastPing: 'Letzte Meldung',
     feedError: 'Feed: {{error}}',
+    uplinksWithoutPosition: '{{count}} Uplinks ohne Position, der letzte {{at}}: Payload-Formatter prüfen',
     raceNumber: 'Rennen Nr. {{id}}',
     runnerNumber: 'Teilnehmer Nr. {{id}}',
     tracking: 'Tracking',

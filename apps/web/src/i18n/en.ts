@@ -415,6 +415,7 @@ const en = {
     source: 'Source',
     lastPing: 'Last ping',
     feedError: 'Feed: {{error}}',
+    uplinksWithoutPosition: '{{count}} uplinks without a position, the last {{at}}: check its payload formatter',
     raceNumber: 'Race #{{id}}',
     runnerNumber: 'Runner #{{id}}',
     tracking: 'Tracking',

@@ -416,6 +416,7 @@ const es: Catalogue = {
     source: 'Origen',
     lastPing: 'Última señal',
     feedError: 'Fuente: {{error}}',
+    uplinksWithoutPosition: '{{count}} mensajes sin posición, el último {{at}}: revise su formateador de payload',
     raceNumber: 'Carrera n.º {{id}}',
     runnerNumber: 'Corredor n.º {{id}}',
     tracking: 'Seguimiento',

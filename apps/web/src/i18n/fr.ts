@@ -415,6 +415,7 @@ const fr: Catalogue = {
     source: 'Source',
     lastPing: 'Dernier signal',
     feedError: 'Flux : {{error}}',
+    uplinksWithoutPosition: '{{count}} messages sans position, le dernier {{at}} : vérifiez son formateur de payload',
     raceNumber: 'Course n° {{id}}',
     runnerNumber: 'Coureur n° {{id}}',
     tracking: 'Suivi',

@@ -415,6 +415,7 @@ const it: Catalogue = {
     source: 'Origine',
     lastPing: 'Ultimo segnale',
     feedError: 'Feed: {{error}}',
+    uplinksWithoutPosition: '{{count}} messaggi senza posizione, l’ultimo {{at}}: controllare il formattatore del payload',
     raceNumber: 'Gara n. {{id}}',
     runnerNumber: 'Concorrente n. {{id}}',
     tracking: 'Tracciamento',

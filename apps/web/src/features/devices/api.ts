@@ -1,11 +1,14 @@
 import type { Alert } from '@racebeacon/domain/alerts';
-import type { AdminDevice, AvailableDevice, SpotFeed } from '@racebeacon/domain/entities';
+import type { AdminDevice, AvailableDevice, DeviceUplinkState, SpotFeed } from '@racebeacon/domain/entities';
 import type { DeviceCreateBody, DeviceUpdateBody, SpotFeedBody } from '@racebeacon/domain/schemas';
 import type { DeviceFeedState } from '@racebeacon/domain/trackers';
 import { api } from '../../lib/api-client';
 
-/** An admin's device with its own feed's state (a MapShare page, a SPOT device's own feed). */
-export type AdminDeviceWithFeed = AdminDevice & Partial<DeviceFeedState>;
+/**
+ * An admin's device with its own feed's state (a MapShare page, a SPOT device's own feed) and its uplinks without a
+ * position (a misconfigured payload formatter).
+ */
+export type AdminDeviceWithFeed = AdminDevice & Partial<DeviceFeedState> & Partial<DeviceUplinkState>;
 
 export const adminDevicesApi = {
   list: () => api.get<AdminDeviceWithFeed[]>('/admin/devices'),

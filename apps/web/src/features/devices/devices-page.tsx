@@ -149,6 +149,14 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
                         {t('devices.feedError', { error: d.FeedError })}
                       </span>
                     ) : null}
+                    {d.UplinksWithoutPosition ? (
+                      <span className="feed-error" data-testid="device-uplinks-without-position">
+                        {t('devices.uplinksWithoutPosition', {
+                          count: d.UplinksWithoutPosition,
+                          at: formatDateTime(d.LastUplinkWithoutPositionAt ?? null),
+                        })}
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label={t('runner.battery')}>{d.BatteryState ?? '-'}</td>
                   <td data-label={t('devices.lastPing')}>{formatDateTime(d.LastPingTime)}</td>
