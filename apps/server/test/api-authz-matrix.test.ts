@@ -86,6 +86,7 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
   let d1: number; // device in race A, not held
   let d2: number; // free device
   let d3: number; // device to delete
+  let dC: number; // a runner's own inReach waiting for proof of possession (its claim is approved)
   let courseId: number;
   let cpId: number; // a checkpoint of race A
   let rT: number; // a runner whose own tracker is attached and detached
@@ -133,6 +134,12 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
     d2 = await newDevice('D2');
     d3 = await newDevice('D3');
     await call(t, 'PUT', `/api/admin/devices/${d1}/assign-race/${A}`, { token: tokens.admin });
+    dC = (
+      await call(t, 'POST', `/api/director/runners/${await addRunner('Claim')}/tracker`, {
+        token: tokens.owner,
+        body: { Source: 'inreach', HardwareId: '300434060999002' },
+      })
+    ).json().DeviceId;
     await call(t, 'POST', `/api/director/runners/${A}`, {
       token: tokens.owner,
       body: { FirstName: 'Bib', LastName: 'Seven', BibNumber: '7' },
@@ -475,6 +482,12 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       name: 'rotate key',
       method: 'POST',
       url: () => `/api/admin/devices/${d2}/rotate-key`,
+      expect: adminOnly(),
+    },
+    {
+      name: 'approve own tracker claim',
+      method: 'POST',
+      url: () => `/api/admin/devices/${dC}/approve-claim`,
       expect: adminOnly(),
     },
     {

@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceAssignments, devices, races } from '../src/db/schema';
-import { addRace, addRunner, deviceRow, positionsOf } from './ingest-fixtures';
+import { addDevice, addRace, addRunner, deviceRow, positionsOf, waitFor } from './ingest-fixtures';
 import { call } from './support/api';
 import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
+
+const INREACH_TOKEN = 'own-tracker-secret';
 
 /** The director attaches a runner's own tracker from the runner's row, checks it before the start, detaches it. */
 describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
@@ -12,7 +14,7 @@ describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
   let owner: string;
   let admin: string;
   beforeAll(async () => {
-    t = await createTestApp(kind);
+    t = await createTestApp(kind, { INREACH_OUTBOUND_TOKEN: INREACH_TOKEN });
     // No background polling of share.garmin.com from a test.
     await t.app.jobs.stop();
     owner = await t.issuer.director('director-1');
@@ -139,5 +141,146 @@ describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
     await t.app.db.update(races).set({ hasFinished: true }).where(eq(races.id, raceId));
     const ended = await attach(runnerId, { Source: 'mapshare', HardwareId: 'DanOwn' });
     expect([ended.statusCode, ended.json().error]).toEqual([409, 'race_finished']);
+  });
+
+  // Issue 24: a tracker attached by hardware id waits for proof of possession (an admin's approval or the claim code
+  // sent from the device); the answer does not tell whether a device already has the id.
+  let n = 0;
+
+  const imei = () => `30043406${kind.length}${String(++n).padStart(6, '0')}`;
+  const tracker = async (runnerId: number) => (await check(runnerId)).json();
+  const inreach = (id: string, event: Record<string, unknown>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/ingest/inreach',
+      headers: { 'x-outbound-auth-token': INREACH_TOKEN },
+      payload: {
+        Version: '2.0',
+        Events: [
+          {
+            imei: id,
+            timeStamp: Date.now() - 60_000,
+            point: { latitude: 46.57, longitude: 7.93, altitude: 1900, gpsFix: 2, course: 0, speed: 0 },
+            status: { lowBattery: 0 },
+            ...event,
+          },
+        ],
+      },
+    });
+  const position = (id: string, minutesAgo: number) =>
+    inreach(id, { messageCode: 0, timeStamp: Date.now() - minutesAgo * 60_000 });
+  const live = async (raceId: number) => (await call(t, 'GET', `/api/open/races/${raceId}/positions`)).body;
+
+  it('a fleet id answers exactly like a fresh one (201, same shape): no existence oracle', async () => {
+    const raceId = await addRace(t.app, { startedAt: new Date(Date.now() - 3600_000) });
+    const fleetImei = imei();
+    await addDevice(t.app, { source: 'inreach', hardwareId: fleetImei });
+    const taken = await attach(await addRunner(t.app, raceId, 'Eve'), {
+      Source: 'inreach',
+      HardwareId: fleetImei,
+    });
+    const fresh = await attach(await addRunner(t.app, raceId, 'Fay'), {
+      Source: 'inreach',
+      HardwareId: imei(),
+    });
+    expect([taken.statusCode, fresh.statusCode]).toEqual([201, 201]);
+    const shape = (b: Record<string, unknown>) =>
+      Object.entries(b)
+        .filter(([k]) => !['DeviceId', 'RunnerId', 'Name', 'HardwareId', 'ClaimCode'].includes(k))
+        .concat([['keys', Object.keys(b).sort().join()]]);
+    expect(shape(taken.json())).toEqual(shape(fresh.json()));
+    expect(taken.json()).toMatchObject({ HardwareId: fleetImei, Pending: true, OwnTracker: true });
+    expect(taken.json().ClaimCode).toMatch(/^RB[2-9A-HJ-NP-Z]{6}$/);
+    // Same for a LoRaWAN DevEUI, a Meshtastic node and a SPOT ESN a fleet device has.
+    for (const [source, hw] of [
+      ['lorawan', '70B3D57ED0000001'],
+      ['meshtastic', '!abcdef2c'],
+      ['spot', '0-1234567'],
+    ]) {
+      await addDevice(t.app, { source, hardwareId: `${hw}${kind}` });
+      const res = await attach(await addRunner(t.app, raceId, source), {
+        Source: source,
+        HardwareId: `${hw}${kind}`,
+      });
+      expect([res.statusCode, res.json().Pending], source).toEqual([201, true]);
+      // No text channel on LoRaWAN or SPOT: an admin approves (no code shown).
+      expect('ClaimCode' in res.json(), source).toBe(source === 'meshtastic');
+    }
+  });
+
+  it('positions of a pending tracker are neither stored nor shown; after the code sent from the device they are', async () => {
+    const raceId = await addRace(t.app, { startedAt: new Date(Date.now() - 3600_000) });
+    const runnerId = await addRunner(t.app, raceId, 'Gus');
+    const id = imei();
+    const res = await attach(runnerId, { Source: 'inreach', HardwareId: id });
+    const { DeviceId, ClaimCode } = res.json();
+    expect((await position(id, 5)).statusCode).toBe(200);
+    expect(await positionsOf(t.app, DeviceId)).toEqual([]);
+    expect(await tracker(runnerId)).toMatchObject({ Pending: true, LastFixTime: null, LastLatitude: null });
+    expect(await live(raceId)).not.toContain('46.57');
+    // A wrong code, or the right code from another device, proves nothing.
+    await inreach(id, { messageCode: 3, freeText: 'RB-2222222 here' });
+    await inreach(imei(), { messageCode: 3, freeText: `code ${ClaimCode}` });
+    expect((await tracker(runnerId)).Pending).toBe(true);
+    // The runner types the code on the device (any case, with a dash): proven.
+    const typed = `${ClaimCode.slice(0, 2)}-${ClaimCode.slice(2)}`.toLowerCase();
+    expect((await inreach(id, { messageCode: 3, freeText: `hello ${typed}` })).statusCode).toBe(200);
+    const proven = await tracker(runnerId);
+    expect(proven).toMatchObject({ Pending: false, HardwareId: id });
+    expect(proven.ClaimCode).toBeUndefined();
+    expect((await deviceRow(t.app, DeviceId)).hardwareId).toBe(id);
+    expect((await position(id, 2)).statusCode).toBe(200);
+    expect((await positionsOf(t.app, DeviceId)).map((p) => p.runnerId)).toEqual([runnerId]);
+    await t.app.ingest.flushDeviceState();
+    expect((await tracker(runnerId)).LastLatitude).toBe(46.57);
+    expect(
+      await waitFor(
+        () => live(raceId),
+        (b) => b.includes('46.57'),
+      ),
+    ).toContain('46.57');
+  });
+
+  it('an admin registers a claimed id in the fleet (the fleet wins) and approves a claim', async () => {
+    const raceId = await addRace(t.app);
+    const claimed = imei();
+    const a = await attach(await addRunner(t.app, raceId, 'Hal'), { Source: 'inreach', HardwareId: claimed });
+    const reg = await call(t, 'POST', '/api/admin/devices', {
+      token: admin,
+      body: { Name: 'Fleet 1', Source: 'inreach', HardwareId: claimed },
+    });
+    expect(reg.statusCode, reg.body).toBe(201);
+    expect(reg.json().HardwareId).toBe(claimed);
+    // The claim cannot be approved any more (the fleet has the id); it stays pending without access.
+    const approve = (id: number) =>
+      call(t, 'POST', `/api/admin/devices/${id}/approve-claim`, { token: admin });
+    const refused = await approve(a.json().DeviceId);
+    expect([refused.statusCode, refused.json().error]).toEqual([409, 'duplicate_hardware_id']);
+    expect((await deviceRow(t.app, a.json().DeviceId)).hardwareId).toBeNull();
+
+    // Another claim: the admin list shows what is pending; approving it makes the id the device's.
+    const runnerId = await addRunner(t.app, raceId, 'Ida');
+    const id = imei();
+    const b = (await attach(runnerId, { Source: 'inreach', HardwareId: id })).json();
+    const list = (await call(t, 'GET', '/api/admin/devices', { token: admin })).json();
+    expect(list.find((d: { DeviceId: number }) => d.DeviceId === b.DeviceId)).toMatchObject({
+      HardwareId: null,
+      PendingHardwareId: id,
+    });
+    const ok = await approve(b.DeviceId);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ HardwareId: id, PendingHardwareId: null });
+    expect(await tracker(runnerId)).toMatchObject({ Pending: false, HardwareId: id });
+    const again = await approve(b.DeviceId);
+    expect([again.statusCode, again.json().error]).toEqual([409, 'no_pending_claim']);
+    const missing = await approve(999_999);
+    expect(missing.statusCode).toBe(404);
+    const bad = await call(t, 'POST', '/api/admin/devices/abc/approve-claim', { token: admin });
+    expect(bad.statusCode).toBe(400);
+    // Detaching a claim (it never stored a fix) deletes it.
+    const jo = await addRunner(t.app, raceId, 'Jo');
+    const c = (await attach(jo, { Source: 'lorawan', HardwareId: `A1B2C3${kind}` })).json();
+    const del = await call(t, 'DELETE', `/api/director/runners/${jo}/tracker`, { token: owner });
+    expect(del.json()).toEqual({ RunnerId: jo, DeviceId: c.DeviceId, Deleted: true });
   });
 });

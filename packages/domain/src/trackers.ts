@@ -61,6 +61,15 @@ export function trackerProblem(t: {
   return null;
 }
 
+/**
+ * Sources a runner's own tracker attached by its HardwareId waits for proof of possession (issue 24): fixes of
+ * these arrive pushed and named by that id alone. A MapShare name is a public page the runner controls; a phone has
+ * its tracking key.
+ */
+export const CLAIMED_BY_HARDWARE_ID: readonly string[] = ['inreach', 'lorawan', 'meshtastic', 'spot'];
+/** Sources whose device can send the claim code itself as a text message. */
+export const CLAIM_CODE_SOURCES: readonly string[] = ['inreach', 'meshtastic'];
+
 /** Sources a director may attach as a runner's own tracker (all of them: phones report with their tracking key). */
 export const attachTrackerBodySchema = z
   .object({
@@ -107,6 +116,17 @@ export const runnerTrackerSchema = deviceFeedStateSchema
     HardwareId: z.string().nullable(),
     /** Created for this race by the director (detaching deletes it); false: a device of the race's fleet. */
     OwnTracker: z.boolean(),
+    Pending: z
+      .boolean()
+      .describe(
+        'An own tracker attached by hardware id whose possession is not yet proven: nothing is received by that id (no position shown or stored) until an admin approves it or the device sends ClaimCode',
+      ),
+    ClaimCode: z
+      .string()
+      .optional()
+      .describe(
+        'While Pending: the code to send from the device itself as a text message (inReach, Meshtastic) to prove it is the runner’s',
+      ),
     LastFixTime: z.string().nullable().describe('Fix time of the newest fix received from the device'),
     LastFixAgeSeconds: z.number().int().nullable().describe('How long ago that was, by the server clock'),
     LastLatitude: z.number().nullable(),

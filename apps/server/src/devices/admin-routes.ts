@@ -60,6 +60,24 @@ const adminDeviceRoutes: FastifyPluginAsyncZod<{ devices: DeviceService }> = asy
   );
 
   app.post(
+    '/api/admin/devices/:deviceId/approve-claim',
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          'Approve a runner’s own tracker waiting for proof (PendingHardwareId becomes its HardwareId; 409 no_pending_claim, or duplicate_hardware_id when another device has that id)',
+        params: deviceIdParams,
+        response: { 200: adminDeviceSchema },
+      },
+    },
+    async (request) => {
+      requireAdmin(request);
+      return devices.approveClaim(request.params.deviceId);
+    },
+  );
+
+  app.post(
     '/api/admin/devices/:deviceId/rotate-key',
     {
       schema: {

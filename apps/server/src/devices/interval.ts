@@ -4,6 +4,7 @@ import {
   deviceFeedBodySchema,
   deviceFeedStateSchema,
   deviceUpdateSchema,
+  deviceUplinkStateSchema,
 } from '@racebeacon/domain';
 import { z } from 'zod';
 
@@ -41,7 +42,16 @@ export const deviceUpdateWithIntervalSchema = deviceUpdateSchema
 
 /** The admin's device with its expected interval (null: the source's default) and its own feed's poll state. */
 export const adminDeviceWithIntervalSchema = adminDeviceSchema
-  .extend({ ExpectedIntervalSeconds: z.number().int().nullable() })
+  .extend({
+    ExpectedIntervalSeconds: z.number().int().nullable(),
+    PendingHardwareId: z
+      .string()
+      .nullable()
+      .describe(
+        "A runner's own tracker waiting for proof of possession: the hardware id its director claimed (nothing is received by it until approved)",
+      ),
+  })
   .extend(deviceFeedStateSchema.shape)
+  .extend(deviceUplinkStateSchema.shape)
   .meta({ id: 'AdminDeviceWithInterval' });
 export type AdminDeviceWithInterval = z.infer<typeof adminDeviceWithIntervalSchema>;

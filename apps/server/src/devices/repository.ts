@@ -13,6 +13,8 @@ export type NewDevice = Pick<
   | 'feedId'
   | 'feedPassword'
   | 'raceId'
+  | 'claimHardwareId'
+  | 'claimCode'
 >;
 export type AdminDeviceRow = DeviceRow & {
   raceName: string | null;

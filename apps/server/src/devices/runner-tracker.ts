@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CLAIM_CODE_SOURCES, CLAIMED_BY_HARDWARE_ID } from '@racebeacon/domain';
 import type { AttachTrackerInput, DetachTracker, DeviceSource, RunnerTracker } from '@racebeacon/domain';
 import { eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
@@ -10,6 +11,7 @@ import { isoOrNull } from '../lib/time';
 import type { AuthUser } from '../types';
 import * as repo from './repository';
 import { isOwnTrackerOf, ownTrackerKeyPrefix } from './own-tracker';
+import { newClaimCode } from './own-tracker-claim';
 import { checkTracker, feedState } from './service';
 
 /**
@@ -39,13 +41,17 @@ async function findRunner(db: DbOrTx, runnerId: number) {
 export function toRunnerTracker(d: repo.DeviceRow, runnerId: number, now: number): RunnerTracker {
   const own = d.raceId !== null && isOwnTrackerOf(d.trackingKey, d.raceId);
   const last = d.lastPingTime?.getTime() ?? null;
+  const pending = d.claimHardwareId !== null;
   return {
     DeviceId: d.id,
     RunnerId: runnerId,
     Name: d.name,
     Source: d.source as DeviceSource,
-    HardwareId: d.hardwareId,
+    HardwareId: d.hardwareId ?? d.claimHardwareId,
     OwnTracker: own,
+    Pending: pending,
+    // The director passes it to the runner, who sends it from the device (a device without text: admin approval).
+    ...(pending && d.claimCode && CLAIM_CODE_SOURCES.includes(d.source) ? { ClaimCode: d.claimCode } : {}),
     ...feedState(d),
     LastFixTime: isoOrNull(d.lastPingTime),
     LastFixAgeSeconds: last === null ? null : Math.max(0, Math.round((now - last) / 1000)),
@@ -100,10 +106,24 @@ export class RunnerTrackerService {
         const same = body.HardwareId
           ? await repo.findDeviceBySourceHardware(tx, body.Source, body.HardwareId)
           : undefined;
+        // The same tracker detached earlier from a runner of this race (proven then, its fixes kept).
+        const reattach = same && isOwnTrackerOf(same.trackingKey, raceId) && same.assignedRunnerId === null;
         let row: repo.DeviceRow;
-        if (same) {
-          // The same tracker detached earlier from a runner of this race (its fixes kept): attached again.
-          if (!isOwnTrackerOf(same.trackingKey, raceId) || same.assignedRunnerId !== null)
+        if (body.HardwareId && CLAIMED_BY_HARDWARE_ID.includes(body.Source) && !reattach) {
+          // A claim (issue 24): the id is kept aside, never in hardware_id, until possession is proven. Whether a
+          // device already has it is not looked at, so the answer is the same for any id (no existence oracle).
+          row = await repo.insertDevice(tx, {
+            ...fields,
+            source: body.Source,
+            hardwareId: null,
+            claimHardwareId: body.HardwareId,
+            claimCode: newClaimCode(),
+            trackingKey: ownTrackerKeyPrefix(raceId) + randomBytes(32).toString('base64url'),
+            expectedIntervalS: null,
+          });
+        } else if (same) {
+          // A MapShare name is a public page: another device with it is refused.
+          if (!reattach)
             throw conflict(
               'Another device already has this source and hardware id.',
               'duplicate_hardware_id',

@@ -17,6 +17,7 @@ import type { RaceService } from '../races/service';
 import * as runnersRepo from '../runners/repository';
 import * as repo from './repository';
 import { ownTrackerRace } from './own-tracker';
+import { approveClaim } from './own-tracker-claim';
 import type { AdminDeviceWithInterval, DeviceIntervalInput } from './interval';
 
 /** 32 random bytes, base64url: the device's secret for ingestion. Only admin responses ever carry it. */
@@ -45,7 +46,10 @@ export function toAdminDevice(d: repo.AdminDeviceRow): AdminDeviceWithInterval {
     RaceName: d.raceName,
     RunnerName: d.assignedRunnerId === null ? null : runnerName || null,
     ExpectedIntervalSeconds: d.expectedIntervalS,
+    PendingHardwareId: d.claimHardwareId,
     ...feedState(d),
+    UplinksWithoutPosition: d.uplinksWithoutPosition,
+    LastUplinkWithoutPositionAt: isoOrNull(d.lastUplinkWithoutPositionAt),
   };
 }
 
@@ -154,6 +158,13 @@ export class DeviceService {
     // Viewers of the device's race see its name.
     if (device.RaceId !== null) await this.events.raceChanged(device.RaceId);
     return device;
+  }
+
+  /** A runner's own tracker's claimed id, approved: fixes with that id are received for it from now on. */
+  async approveClaim(id: number): Promise<AdminDeviceWithInterval> {
+    const raceId = await approveClaim(this.db, id);
+    if (raceId !== null) await this.events.raceChanged(raceId);
+    return this.adminView(this.db, id);
   }
 
   async rotateTrackingKey(id: number): Promise<AdminDeviceWithInterval> {

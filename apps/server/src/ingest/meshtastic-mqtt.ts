@@ -1,6 +1,24 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import type { FastifyBaseLogger } from 'fastify';
-import { meshtasticBatch, parseMeshtastic } from './adapters/meshtastic';
+import { meshtasticBatch, nodeIds, parseMeshtastic } from './adapters/meshtastic';
+import type { DeviceRef } from './types';
+
+/** A Meshtastic text packet: {id, from, type: "text", payload: {text}} (or payload as the text itself). */
+export function meshtasticText(json: string): { dedupKey: string; device: DeviceRef; text: string } | null {
+  let m: { id?: unknown; from?: unknown; type?: unknown; payload?: unknown };
+  try {
+    m = JSON.parse(json) as typeof m;
+  } catch {
+    return null;
+  }
+  if (!m || typeof m !== 'object' || m.type !== 'text' || typeof m.from !== 'number') return null;
+  const p = m.payload;
+  const text =
+    typeof p === 'string' ? p : p && typeof p === 'object' ? (p as { text?: unknown }).text : undefined;
+  if (typeof text !== 'string' || !text) return null;
+  const ids = nodeIds(m.from);
+  return { dedupKey: `${ids[0]}:${String(m.id)}`, device: { source: 'meshtastic', hardwareIds: ids }, text };
+}
 import type { IngestService } from './service';
 
 export interface MeshtasticOptions {
@@ -61,6 +79,12 @@ export class MeshtasticSubscriber {
     if (c) await c.endAsync(true).catch(() => {});
   }
 
+  /** A text message (`type: "text"`) may carry the claim code of a runner's own tracker waiting for proof. */
+  private async claimText(json: string) {
+    const m = meshtasticText(json);
+    if (m && this.seen.add(m.dedupKey)) await this.opts.service.claimText(m.device, m.text);
+  }
+
   private async handle(text: string) {
     const { service, log } = this.opts;
     try {
@@ -70,7 +94,8 @@ export class MeshtasticSubscriber {
         log.warn({ reason: m.reason, bytes: text.length }, 'Meshtastic message unreadable');
         return;
       }
-      if (m.kind === 'ignored' || !this.seen.add(m.dedupKey)) return;
+      if (m.kind === 'ignored') return await this.claimText(text);
+      if (!this.seen.add(m.dedupKey)) return;
       const read = meshtasticBatch(m);
       if (!read.ok) return;
       const result = await service.acceptEach('meshtastic', read.batch);

@@ -6,6 +6,7 @@ import { IngestPipeline } from './pipeline';
 import { IngestRateLimiter } from './rate-limit';
 import { IngestService } from './service';
 import adminRoutes from './admin-routes';
+import { proveByText } from '../devices/own-tracker-claim';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,7 +38,16 @@ export default fp(
       // An inReach text with the race's help keyword becomes an open help alert.
       onText: app.hasDecorator('alerts') ? (m) => app.alerts.fromDevice(m) : undefined,
     });
-    const service = new IngestService({ pipeline, limiter: new IngestRateLimiter(), log: app.log });
+    const service = new IngestService({
+      pipeline,
+      limiter: new IngestRateLimiter(),
+      log: app.log,
+      // A runner's own tracker proven by the code its device sent: its race's viewers and director see it.
+      onClaimText: async (device, text) => {
+        for (const raceId of await proveByText(app.db, device, text))
+          await app.events.publish({ type: 'race-updated', raceId });
+      },
+    });
     app.decorate('ingest', service);
 
     await app.register(deviceRoutes, { service });

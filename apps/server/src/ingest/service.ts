@@ -32,6 +32,11 @@ export interface IngestServiceOptions {
   pipeline: IngestPipeline;
   limiter: IngestRateLimiter;
   log: FastifyBaseLogger;
+  /**
+   * A text message from a device, checked for the claim code of a runner's own tracker waiting for proof
+   * (devices/own-tracker-claim.ts); default: not checked.
+   */
+  onClaimText?: (device: DeviceRef, text: string) => Promise<unknown>;
 }
 
 /** The rate-limit key of a device: its credential or its first hardware id. */
@@ -116,7 +121,10 @@ export class IngestService {
     }
     if (alertErrors.length && alertErrors.length === batch.alerts.length) throw alertErrors[0];
     // Texts are no alerts of the device (not counted): race HQ looks for the help keyword in them.
-    for (const m of batch.texts ?? []) await pipeline.recordText(m);
+    for (const m of batch.texts ?? []) {
+      await this.claimText(m.device, m.message);
+      await pipeline.recordText(m);
+    }
     for (const ref of batch.withoutPosition ?? []) await pipeline.recordWithoutPosition(ref);
 
     const batteries: BatteryOutcome[] = [];
@@ -134,6 +142,16 @@ export class IngestService {
       rateLimited: batch.fixes.length - allowed.length + batteriesLimited,
       unknownDevice: count(outcomes, 'unknown_device') > 0 || batteries.includes('unknown_device'),
     };
+  }
+
+  /** Checks a device's text message for a claim code (never throws: a failure is logged). */
+  async claimText(device: DeviceRef, text: string | null | undefined): Promise<void> {
+    if (!text || !this.opts.onClaimText) return;
+    try {
+      await this.opts.onClaimText(device, text);
+    } catch (err) {
+      this.opts.log.warn({ err, device }, 'claim code of a text message not checked');
+    }
   }
 
   /**
