@@ -15,6 +15,16 @@ export const DEVICE_SOURCES = [
   'meshtastic',
 ] as const;
 
+/**
+ * Upload limits, one place for the server (which refuses a bigger file with 413) and the web app (which checks
+ * the file before sending it: a refused upload's connection is closed while the browser is still sending, and
+ * the browser then reports a network error instead of the server's message).
+ */
+/** A course's GPX file. */
+export const MAX_GPX_BYTES = 20 * 1024 * 1024;
+/** A runner import's CSV file (20,000 runners with long names and contacts fit easily). */
+export const MAX_RUNNER_CSV_BYTES = 4 * 1024 * 1024;
+
 /** A runner's gender as the API stores it. */
 export const GENDERS = ['M', 'F'] as const;
 

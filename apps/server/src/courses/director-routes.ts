@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { MAX_GPX_BYTES } from '@racebeacon/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest, HttpError } from '../lib/errors';
@@ -8,7 +9,8 @@ import { requireUser } from '../identity/auth-plugin';
 import type { RaceService } from '../races/service';
 import type { CourseService } from './service';
 
-export const MAX_GPX_BYTES = 20 * 1024 * 1024;
+/** The GPX file's limit is the domain's, shared with the web app's check before sending. */
+export { MAX_GPX_BYTES };
 /** The whole multipart request: the file plus room for its part headers and boundaries. */
 export const MAX_UPLOAD_BYTES = MAX_GPX_BYTES + 64 * 1024;
 

@@ -1,4 +1,5 @@
 import multipart from '@fastify/multipart';
+import { MAX_RUNNER_CSV_BYTES } from '@racebeacon/domain';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,8 +9,8 @@ import { raceIdParams } from '../lib/http-schemas';
 import { assertNoNul } from '../platform/input-guard';
 import { ImportRefused, type RunnerImportService } from './import-service';
 
-/** The largest CSV file an import reads (20,000 runners with long names and contacts fit easily). */
-export const MAX_CSV_BYTES = 4 * 1024 * 1024;
+/** The largest CSV file an import reads: the domain's limit, shared with the web app's check before sending. */
+export const MAX_CSV_BYTES = MAX_RUNNER_CSV_BYTES;
 const MAX_UPLOAD_BYTES = MAX_CSV_BYTES + 64 * 1024;
 
 const lineErrorSchema = z.object({ Line: z.number().int(), Message: z.string() });

@@ -1,6 +1,8 @@
 import type { PublicRunner, Runner, RunnerStatusInfo } from '@racebeacon/domain/entities';
 import type { RunnerBody, RunnerStatusBody } from '@racebeacon/domain/schemas';
+import { MAX_RUNNER_CSV_BYTES } from '@racebeacon/domain/constants';
 import { api, apiDownload, API_BASE } from '../../lib/api-client';
+import { assertUploadFits } from '../../lib/upload-limit';
 
 /** What an import did (or would do, on a dry run): POST /api/director/runners/{raceId}/import. */
 export interface RunnerImportResult {
@@ -25,8 +27,12 @@ export const runnersApi = {
   update: (raceId: number, runner: Runner) =>
     api.put<Runner>(`/director/runners/${raceId}/${runner.RunnerId}`, runner),
   remove: (raceId: number, runnerId: number) => api.del<unknown>(`/director/runners/${raceId}/${runnerId}`),
-  /** The CSV file as a multipart upload; a file with errors rejects with `{ message, Errors }` (unless skipInvalid). */
-  importCsv: (raceId: number, file: File, opts: { dryRun: boolean; skipInvalid: boolean }) => {
+  /**
+   * The CSV file as a multipart upload; a file with errors rejects with `{ message, Errors }` (unless skipInvalid),
+   * a file over the server's limit is refused before sending (rejects with the server's message).
+   */
+  importCsv: async (raceId: number, file: File, opts: { dryRun: boolean; skipInvalid: boolean }) => {
+    assertUploadFits(file, MAX_RUNNER_CSV_BYTES);
     const form = new FormData();
     form.append('file', file);
     const query = `?dryRun=${opts.dryRun}&skipInvalid=${opts.skipInvalid}`;
