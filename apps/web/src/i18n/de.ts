@@ -415,6 +415,11 @@ const de: Catalogue = {
     lastPing: 'Letzte Meldung',
     feedError: 'Feed: {{error}}',
     uplinksWithoutPosition: '{{count}} Uplinks ohne Position, der letzte {{at}}: Payload-Formatter prüfen',
+    claimPending:
+      'Von der Rennleitung beansprucht, noch nicht nachgewiesen: {{id}} (nichts wird darüber empfangen)',
+    approveClaim: 'Freigeben',
+    confirmApproveClaim:
+      '{{id}} als Gerät der teilnehmenden Person freigeben? Nur wenn Sie wissen, dass sie es hat: seine Positionen erscheinen dann im Rennen.',
     raceNumber: 'Rennen Nr. {{id}}',
     runnerNumber: 'Teilnehmer Nr. {{id}}',
     tracking: 'Tracking',

@@ -415,7 +415,12 @@ const en = {
     source: 'Source',
     lastPing: 'Last ping',
     feedError: 'Feed: {{error}}',
-    uplinksWithoutPosition: '{{count}} uplinks without a position, the last {{at}}: check its payload formatter',
+    uplinksWithoutPosition:
+      '{{count}} uplinks without a position, the last {{at}}: check its payload formatter',
+    claimPending: "Claimed by the race's director, not yet proven: {{id}} (nothing is received by it)",
+    approveClaim: 'Approve',
+    confirmApproveClaim:
+      "Approve {{id}} as the runner's device? Only if you know the runner holds it: its positions then show in the race.",
     raceNumber: 'Race #{{id}}',
     runnerNumber: 'Runner #{{id}}',
     tracking: 'Tracking',

@@ -416,7 +416,13 @@ const es: Catalogue = {
     source: 'Origen',
     lastPing: 'Última señal',
     feedError: 'Fuente: {{error}}',
-    uplinksWithoutPosition: '{{count}} mensajes sin posición, el último {{at}}: revise su formateador de payload',
+    uplinksWithoutPosition:
+      '{{count}} mensajes sin posición, el último {{at}}: revise su formateador de payload',
+    claimPending:
+      'Reclamado por el director de la carrera, aún sin probar: {{id}} (no se recibe nada por él)',
+    approveClaim: 'Aprobar',
+    confirmApproveClaim:
+      '¿Aprobar {{id}} como dispositivo del corredor? Solo si sabe que lo lleva: sus posiciones se mostrarán en la carrera.',
     raceNumber: 'Carrera n.º {{id}}',
     runnerNumber: 'Corredor n.º {{id}}',
     tracking: 'Seguimiento',

@@ -415,7 +415,13 @@ const fr: Catalogue = {
     source: 'Source',
     lastPing: 'Dernier signal',
     feedError: 'Flux : {{error}}',
-    uplinksWithoutPosition: '{{count}} messages sans position, le dernier {{at}} : vérifiez son formateur de payload',
+    uplinksWithoutPosition:
+      '{{count}} messages sans position, le dernier {{at}} : vérifiez son formateur de payload',
+    claimPending:
+      'Revendiqué par le directeur de course, pas encore prouvé : {{id}} (rien n’est reçu par lui)',
+    approveClaim: 'Approuver',
+    confirmApproveClaim:
+      'Approuver {{id}} comme appareil du coureur ? Seulement si vous savez qu’il le porte : ses positions s’afficheront alors dans la course.',
     raceNumber: 'Course n° {{id}}',
     runnerNumber: 'Coureur n° {{id}}',
     tracking: 'Suivi',

@@ -415,7 +415,13 @@ const it: Catalogue = {
     source: 'Origine',
     lastPing: 'Ultimo segnale',
     feedError: 'Feed: {{error}}',
-    uplinksWithoutPosition: '{{count}} messaggi senza posizione, l’ultimo {{at}}: controllare il formattatore del payload',
+    uplinksWithoutPosition:
+      '{{count}} messaggi senza posizione, l’ultimo {{at}}: controllare il formattatore del payload',
+    claimPending:
+      'Rivendicato dal direttore di gara, non ancora provato: {{id}} (nulla viene ricevuto tramite esso)',
+    approveClaim: 'Approva',
+    confirmApproveClaim:
+      'Approvare {{id}} come dispositivo del concorrente? Solo se sa che lo porta: le sue posizioni appariranno nella gara.',
     raceNumber: 'Gara n. {{id}}',
     runnerNumber: 'Concorrente n. {{id}}',
     tracking: 'Tracciamento',

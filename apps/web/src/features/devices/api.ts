@@ -8,7 +8,12 @@ import { api } from '../../lib/api-client';
  * An admin's device with its own feed's state (a MapShare page, a SPOT device's own feed) and its uplinks without a
  * position (a misconfigured payload formatter).
  */
-export type AdminDeviceWithFeed = AdminDevice & Partial<DeviceFeedState> & Partial<DeviceUplinkState>;
+export type AdminDeviceWithFeed = AdminDevice &
+  Partial<DeviceFeedState> &
+  Partial<DeviceUplinkState> & {
+    /** A runner's own tracker claimed by hardware id, not yet proven (issue 24): the id its director typed. */
+    PendingHardwareId?: string | null;
+  };
 
 export const adminDevicesApi = {
   list: () => api.get<AdminDeviceWithFeed[]>('/admin/devices'),
@@ -17,6 +22,8 @@ export const adminDevicesApi = {
   assignRace: (deviceId: number, raceId: number) =>
     api.put<unknown>(`/admin/devices/${deviceId}/assign-race/${raceId}`),
   unassign: (deviceId: number) => api.put<unknown>(`/admin/devices/${deviceId}/unassign`),
+  /** A runner's own tracker waiting for proof of possession: its claimed id becomes its hardware id. */
+  approveClaim: (deviceId: number) => api.post<unknown>(`/admin/devices/${deviceId}/approve-claim`),
 };
 
 /**

@@ -11,6 +11,7 @@ import { SpotFeedsSection } from './spot-feeds';
 import { TrackerAlertsSection } from './tracker-alerts';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useI18n } from '../../i18n';
+import { failureMessage } from '../../components/form-error';
 
 /**
  * /add-device (admin): the tracking devices, their state, and which race and runner hold them. Race data belongs to
@@ -41,6 +42,16 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
   async function remove(device: AdminDevice) {
     if (!confirmed(CONFIRM.deleteDevice)) return;
     await adminDevicesApi.remove(device.DeviceId).catch(() => undefined);
+    await devices.reload();
+  }
+
+  async function approveClaim(device: AdminDevice, claimed: string) {
+    if (!confirmed(t('devices.confirmApproveClaim', { id: claimed }))) return;
+    try {
+      await adminDevicesApi.approveClaim(device.DeviceId);
+    } catch (err) {
+      window.alert(failureMessage(err));
+    }
     await devices.reload();
   }
 
@@ -149,6 +160,11 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
                         {t('devices.feedError', { error: d.FeedError })}
                       </span>
                     ) : null}
+                    {d.PendingHardwareId ? (
+                      <span className="feed-error" data-testid="device-claim-pending">
+                        {t('devices.claimPending', { id: d.PendingHardwareId })}
+                      </span>
+                    ) : null}
                     {d.UplinksWithoutPosition ? (
                       <span className="feed-error" data-testid="device-uplinks-without-position">
                         {t('devices.uplinksWithoutPosition', {
@@ -168,6 +184,16 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
                       (d.AssignedRunnerId ? t('devices.runnerNumber', { id: d.AssignedRunnerId }) : '-')}
                   </td>
                   <td className="row-actions">
+                    {d.PendingHardwareId ? (
+                      <button
+                        type="button"
+                        className="btn btn-small btn-primary"
+                        data-testid="device-approve-claim"
+                        onClick={() => void approveClaim(d, d.PendingHardwareId!)}
+                      >
+                        {t('devices.approveClaim')}
+                      </button>
+                    ) : null}
                     <button type="button" className="btn btn-small" onClick={() => setTracking(d)}>
                       {t('devices.tracking')}
                     </button>

@@ -114,6 +114,22 @@ function TrackerCheck({ tracker }: { tracker: RunnerTracker }) {
           </>
         )}
       </dl>
+      {tracker.Pending && (
+        // Attached by hardware id: nothing from it is received until the device proves it is the runner's.
+        <div className="notice" role="status" data-testid="tracker-pending">
+          <p>{tt('pending.lead')}</p>
+          <p className="wrap">
+            {tracker.ClaimCode ? (
+              <RichText
+                text={tt('pending.code', { code: tracker.ClaimCode })}
+                tags={[<code key="code" data-testid="tracker-claim-code" />]}
+              />
+            ) : (
+              tt('pending.admin')
+            )}
+          </p>
+        </div>
+      )}
       {tracker.FeedError && (
         <p role="alert" className="notice" data-testid="tracker-feed-error">
           {t('deviceTracking.feedError', { error: tracker.FeedError })}

@@ -38,6 +38,11 @@ const tracker: NamespaceCatalogue<'tracker'> = {
     lorawan: 'DevEUI (16 Hex-Ziffern)',
     meshtastic: 'Knotennummer',
   },
+  pending: {
+    lead: 'Wartet auf den Nachweis, dass dieses Gerät der teilnehmenden Person gehört: bis dahin wird keine Position empfangen oder angezeigt.',
+    code: 'Die Person sendet vom Gerät selbst eine Textnachricht mit <0>{{code}}</0>, oder ein Administrator gibt es frei.',
+    admin: 'Ein Administrator gibt es frei (dieses Gerät kann keine Textnachricht senden).',
+  },
   age: {
     none: 'noch keine Position empfangen',
     now: 'letzte Position gerade eben',

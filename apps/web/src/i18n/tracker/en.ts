@@ -39,6 +39,11 @@ const tracker = {
     lorawan: 'DevEUI (16 hex digits)',
     meshtastic: 'Node number',
   },
+  pending: {
+    lead: "Waiting for proof that this device is the runner's: no position from it is received or shown until then.",
+    code: 'Have the runner send a text message from the device itself containing <0>{{code}}</0>, or ask an administrator to approve it.',
+    admin: 'An administrator approves it (this device cannot send a text message).',
+  },
   age: {
     none: 'no fix received yet',
     now: 'last fix just now',

@@ -38,6 +38,11 @@ const tracker: NamespaceCatalogue<'tracker'> = {
     lorawan: 'DevEUI (16 dígitos hexadecimales)',
     meshtastic: 'Número de nodo',
   },
+  pending: {
+    lead: 'Esperando la prueba de que este dispositivo es del corredor: hasta entonces no se recibe ni se muestra ninguna posición suya.',
+    code: 'El corredor envía desde el propio dispositivo un mensaje de texto con <0>{{code}}</0>, o un administrador lo aprueba.',
+    admin: 'Un administrador lo aprueba (este dispositivo no puede enviar mensajes de texto).',
+  },
   age: {
     none: 'aún no se ha recibido ninguna posición',
     now: 'última posición ahora mismo',

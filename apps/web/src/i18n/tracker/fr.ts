@@ -38,6 +38,11 @@ const tracker: NamespaceCatalogue<'tracker'> = {
     lorawan: 'DevEUI (16 chiffres hexadécimaux)',
     meshtastic: 'Numéro de nœud',
   },
+  pending: {
+    lead: 'En attente de la preuve que cet appareil est celui du coureur : aucune position n’en est reçue ni affichée d’ici là.',
+    code: 'Le coureur envoie depuis l’appareil lui-même un message texte contenant <0>{{code}}</0>, ou un administrateur l’approuve.',
+    admin: 'Un administrateur l’approuve (cet appareil ne peut pas envoyer de message texte).',
+  },
   age: {
     none: 'aucune position reçue',
     now: 'dernière position à l’instant',

@@ -38,6 +38,11 @@ const tracker: NamespaceCatalogue<'tracker'> = {
     lorawan: 'DevEUI (16 cifre esadecimali)',
     meshtastic: 'Numero del nodo',
   },
+  pending: {
+    lead: 'In attesa della prova che questo dispositivo è del concorrente: fino ad allora nessuna sua posizione viene ricevuta o mostrata.',
+    code: 'Il concorrente invia dal dispositivo stesso un messaggio di testo con <0>{{code}}</0>, oppure un amministratore lo approva.',
+    admin: 'Lo approva un amministratore (questo dispositivo non può inviare messaggi di testo).',
+  },
   age: {
     none: 'nessuna posizione ancora ricevuta',
     now: 'ultima posizione proprio ora',
