@@ -146,3 +146,36 @@ describe('adapters (pure parsing)', () => {
     expect(fixProblem({ ...base, fixTime: new Date(0) })).toMatch(/2000/);
   });
 });
+
+describe('Meshtastic precision bits and heading (issue 23)', () => {
+  it('precision_bits 1–31 is the cell size in metres; 32, 0 or none is no figure', async () => {
+    const { precisionMetres } = await import('../src/ingest/adapters/meshtastic');
+    expect([13, 16, 19, 32, 0, undefined].map((b) => precisionMetres(b))).toEqual([
+      5836,
+      730,
+      91,
+      null,
+      null,
+      null,
+    ]);
+  });
+  it('reads ground_track in 1e-5 degrees, timestamp before time, and a packet without a fix as no position', () => {
+    const packet = (payload: Record<string, unknown>) =>
+      JSON.stringify({ id: 7, from: 2882400044, type: 'position', timestamp: 1782654737, payload });
+    const p = parseMeshtastic(
+      packet({
+        latitude_i: 589260443,
+        longitude_i: 248635653,
+        time: 1782654734,
+        timestamp: 1782654724,
+        ground_track: 18212000,
+        precision_bits: 16,
+      }),
+    );
+    expect(p.kind === 'position' && [p.fix.fixTime.getTime() / 1000, p.fix.heading, p.fix.accuracy]).toEqual([
+      1782654724, 182.12, 730,
+    ]);
+    expect(parseMeshtastic(packet({ latitude_i: 0, longitude_i: 0 })).kind).toBe('no_position');
+    expect(parseMeshtastic('{"from": 1, "type": "posit').kind).toBe('unreadable');
+  });
+});

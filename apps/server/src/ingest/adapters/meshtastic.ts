@@ -69,8 +69,9 @@ export function parseMeshtastic(text: string): MeshtasticParsed {
         device: { source: 'meshtastic', hardwareIds: ids },
         source: 'meshtastic',
         fixTime: new Date(t === undefined ? NaN : t * 1000),
-        lat: li * 1e-7,
-        lon: lo * 1e-7,
+        // Divided, not multiplied by 1e-7: the double nearest the decimal the node sent (19.586621, not …620999999997).
+        lat: li / 1e7,
+        lon: lo / 1e7,
         altitude: num(p.altitude) ?? null,
         speed: kmh === undefined ? null : kmh / 3.6,
         batteryPercent: null,

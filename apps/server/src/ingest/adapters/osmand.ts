@@ -1,5 +1,5 @@
 import { batteryStateFromPercent, type AlertInput, type FixInput } from '../types';
-import { deviceIdProblem, num } from '../validate';
+import { accuracyOf, deviceIdProblem, headingOf, num } from '../validate';
 import { batchOrThrow, parseError, readBatch, type AdapterResult } from './contract';
 
 /**
@@ -75,6 +75,9 @@ export function readOsmandParams(params: Record<string, unknown>): AdapterResult
     speed: speedKnots === undefined ? null : speedKnots * KNOTS_TO_MS,
     batteryPercent: batt ?? null,
     batteryState: batteryStateFromPercent(batt),
+    // Traccar's parameters: accuracy (or hacc) in metres, bearing (or heading) in degrees; hdop is no distance.
+    accuracy: accuracyOf(p.accuracy ?? p.hacc),
+    heading: headingOf(p.bearing ?? p.heading),
   };
   return readBatch({ fixes: [fix], alerts: alarmsOf([[p.alarm, fix]]) });
 }
@@ -102,7 +105,14 @@ function alarmsOf(pairs: [unknown, FixInput][]): AlertInput[] {
 
 interface TraccarLocation {
   timestamp?: unknown;
-  coords?: { latitude?: unknown; longitude?: unknown; altitude?: unknown; speed?: unknown };
+  coords?: {
+    latitude?: unknown;
+    longitude?: unknown;
+    altitude?: unknown;
+    speed?: unknown;
+    accuracy?: unknown;
+    heading?: unknown;
+  };
   battery?: { level?: unknown; is_charging?: unknown };
   extras?: { alarm?: unknown };
 }
@@ -133,6 +143,9 @@ export function readTraccarJson(body: Record<string, unknown>): AdapterResult {
       speed: speed === undefined || speed < 0 ? null : speed,
       batteryPercent: percent,
       batteryState: batteryStateFromPercent(percent),
+      // -1 is the client's "unknown" for both: dropped (accuracyOf, headingOf).
+      accuracy: accuracyOf(c.accuracy),
+      heading: headingOf(c.heading),
     };
   });
   return readBatch({ fixes, alerts: alarmsOf(list.map((l, i) => [l!.extras?.alarm, fixes[i]])) });
