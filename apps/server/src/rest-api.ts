@@ -61,7 +61,13 @@ const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts) => {
   const trackers = new RunnerTrackerService(app.db, events);
   const requests = new RaceRequestService(app.db, events, courses);
   const checkinEvents = opts.checkinEvents ?? noCheckinEvents;
-  const checkins = new CheckinService({ db: app.db, raceEvents: events, checkinEvents });
+  const checkins = new CheckinService({
+    db: app.db,
+    raceEvents: events,
+    checkinEvents,
+    // The live race's splits: a GPS finish (read when a DNF comes; the live plugin decorates the app before this one).
+    raceSplits: async (raceId) => (app.hasDecorator('live') ? app.live.splits(raceId) : []),
+  });
   const imports = new RunnerImportService(app.db, events, races);
   // The live state is read when a results file is asked for (the live plugin decorates the app before this one), as
   // the public sees it (privacy of runners: the public delay).

@@ -120,7 +120,79 @@ export function checkinTimeProblem(
     return 'Time is in the future: check the phone’s clock (a few minutes ahead is accepted).';
   const starts = [race.startTimeMs, race.clockStartedMs].filter((t): t is number => t !== null);
   if (starts.length && timeMs < Math.min(...starts)) return 'Time is before the race started.';
+  if (!starts.length && timeMs < nowMs - CHECKIN_MAX_AGE_WITHOUT_START_MS)
+    return 'Time is more than a day ago and the race has not started: check the phone’s clock and date.';
   return null;
+}
+
+/** A race with neither a start time nor a started clock: a check-in older than this is refused (a wrong clock). */
+export const CHECKIN_MAX_AGE_WITHOUT_START_MS = 24 * 3600_000;
+
+/** Why a check-in is refused: the HTTP status, the error code and the message for the volunteer. */
+export interface CheckinRefusal {
+  status: 400 | 409;
+  error: 'checkin_time' | 'race_ended' | 'status_kept';
+  message: string;
+}
+
+/** What a check-in may do: refused, or accepted (and whether a `dnf` sets the runner's status). */
+export type CheckinDecision = { refused: CheckinRefusal } | { refused: null; setsDnf: boolean };
+
+/**
+ * The rules of one new check-in (a repeat of an EntryId is answered before: its first answer stands):
+ * - after the race's end (End Race) nothing from a check-in link changes results: 409 `race_ended`, only a
+ *   director's correction does;
+ * - its time must be acceptable (`checkinTimeProblem`): 400 `checkin_time`;
+ * - a `dnf` never downgrades what a person set or a finish: a runner DSQ or DNS, or who finished, keeps it (409
+ *   `status_kept`); a runner already DNF (a director's or an earlier check-in's) keeps that first record (accepted,
+ *   nothing written); otherwise it sets DNF;
+ * - `in` and `out` never change a status (a passing is recorded, a DSQ stays DSQ).
+ */
+export function checkinDecision(v: {
+  kind: CheckinKind;
+  timeMs: number;
+  nowMs: number;
+  race: { startTimeMs: number | null; clockStartedMs: number | null; endedMs: number | null };
+  runner: { status: string | null; finished: boolean };
+}): CheckinDecision {
+  const refused = checkinRaceRefusal(v.timeMs, v.nowMs, v.race);
+  return refused ? { refused } : checkinStatusDecision(v.kind, v.runner);
+}
+
+/** The race's part of `checkinDecision` (ended, time), decided before the bib is looked up; null: acceptable. */
+export function checkinRaceRefusal(
+  timeMs: number,
+  nowMs: number,
+  race: { startTimeMs: number | null; clockStartedMs: number | null; endedMs: number | null },
+): CheckinRefusal | null {
+  if (race.endedMs !== null)
+    return {
+      status: 409,
+      error: 'race_ended',
+      message:
+        'The race has ended: check-ins no longer change results. Tell the race director, who can correct them.',
+    };
+  const problem = checkinTimeProblem(timeMs, nowMs, race);
+  return problem ? { status: 400, error: 'checkin_time', message: problem } : null;
+}
+
+/** The runner's part of `checkinDecision`: what a check-in of this kind may do to their status. */
+export function checkinStatusDecision(
+  kind: CheckinKind,
+  runner: { status: string | null; finished: boolean },
+): CheckinDecision {
+  if (kind !== 'dnf') return { refused: null, setsDnf: false };
+  const kept = (why: string): CheckinDecision => ({
+    refused: {
+      status: 409,
+      error: 'status_kept',
+      message: `${why}: a DNF is not recorded. Tell the race director.`,
+    },
+  });
+  if (runner.status === 'DSQ') return kept('This runner was disqualified (DSQ) by the race director');
+  if (runner.status === 'DNS') return kept('This runner is marked as not started (DNS) by the race director');
+  if (runner.finished) return kept('This runner has already finished');
+  return { refused: null, setsDnf: runner.status !== 'DNF' };
 }
 
 /** Whether two bodies with the same EntryId describe the same entry (a true repeat). */

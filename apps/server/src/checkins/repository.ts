@@ -100,6 +100,9 @@ export interface ActiveLink {
   raceApproved: boolean;
   startTime: Date | null;
   clockStartedAt: Date | null;
+  /** End Race: from then on only a director's correction changes results. */
+  clockStoppedAt: Date | null;
+  hasFinished: boolean;
   checkpoint: CheckpointRow;
 }
 
@@ -113,6 +116,8 @@ export async function findActiveLink(db: DbOrTx, tokenHash: string): Promise<Act
       raceApproved: races.approved,
       startTime: races.startTime,
       clockStartedAt: races.clockStartedAt,
+      clockStoppedAt: races.clockStoppedAt,
+      hasFinished: races.hasFinished,
       cpId: checkpoints.id,
       cpName: checkpoints.name,
       cpDistanceM: checkpoints.distanceM,
@@ -131,6 +136,8 @@ export async function findActiveLink(db: DbOrTx, tokenHash: string): Promise<Act
     raceApproved: row.raceApproved,
     startTime: row.startTime,
     clockStartedAt: row.clockStartedAt,
+    clockStoppedAt: row.clockStoppedAt,
+    hasFinished: row.hasFinished,
     checkpoint: {
       id: row.cpId,
       raceId: row.raceId,
@@ -155,6 +162,32 @@ export async function listBibRunners(db: DbOrTx, raceId: number) {
     .from(runners)
     .where(and(eq(runners.raceId, raceId), isNotNull(runners.bibNumber)))
     .orderBy(asc(runners.bibNumber));
+}
+
+/** Whether a volunteer checked the runner in (or out) at the race's finish. */
+export async function hasFinishCheckin(db: DbOrTx, raceId: number, runnerId: number): Promise<boolean> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(checkinEntries)
+    .innerJoin(checkpoints, eq(checkpoints.id, checkinEntries.checkpointId))
+    .where(
+      and(
+        eq(checkinEntries.raceId, raceId),
+        eq(checkinEntries.runnerId, runnerId),
+        eq(checkpoints.kind, 'finish'),
+        sql`${checkinEntries.kind} <> 'dnf'`,
+      ),
+    );
+  return Number(row?.n ?? 0) > 0;
+}
+
+/** The race's finish checkpoint, or null (no course). */
+export async function findFinishCheckpointId(db: DbOrTx, raceId: number): Promise<number | null> {
+  const [row] = await db
+    .select({ id: checkpoints.id })
+    .from(checkpoints)
+    .where(and(eq(checkpoints.raceId, raceId), eq(checkpoints.kind, 'finish')));
+  return row?.id ?? null;
 }
 
 /** The runner wearing this bib in the race, or null. */

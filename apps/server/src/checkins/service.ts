@@ -1,15 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  checkinTimeProblem,
+  checkinRaceRefusal,
+  checkinStatusDecision,
   sameCheckin,
   type CheckinAnswer,
   type CheckinInput,
   type CheckinLink,
   type CheckinPage,
   type CreatedCheckinLink,
+  type RunnerSplits,
 } from '@racebeacon/domain';
 import type { Db } from '../db/client';
-import { badRequest, conflict, HttpError, notFound } from '../lib/errors';
+import { conflict, HttpError, notFound } from '../lib/errors';
 import type { RaceEvents } from '../lib/race-events';
 import { isoOrNull } from '../lib/time';
 import * as racesRepo from '../races/repository';
@@ -51,6 +53,8 @@ export interface CheckinServiceOptions {
   db: Db;
   raceEvents: RaceEvents;
   checkinEvents: CheckinEvents;
+  /** The live race's splits (a finish seen by GPS); without it only a finish check-in counts. */
+  raceSplits?: (raceId: number) => Promise<Pick<RunnerSplits, 'RunnerId' | 'Splits'>[]>;
   now?: () => number;
 }
 
@@ -160,6 +164,22 @@ export class CheckinService {
     return entry.answer as unknown as CheckinAnswer;
   }
 
+  /** Whether the runner finished: checked in at the finish, or past it in the live race (GPS). */
+  private async finished(raceId: number, runnerId: number): Promise<boolean> {
+    if (await repo.hasFinishCheckin(this.db, raceId, runnerId)) return true;
+    const finishId = this.opts.raceSplits ? await repo.findFinishCheckpointId(this.db, raceId) : null;
+    if (finishId === null) return false;
+    let splits: Pick<RunnerSplits, 'RunnerId' | 'Splits'>[];
+    try {
+      splits = await this.opts.raceSplits!(raceId);
+    } catch (err) {
+      // A race the live state does not hold (not approved): no GPS finish known.
+      if (err instanceof HttpError && err.statusCode === 404) return false;
+      throw err;
+    }
+    return !!splits.find((s) => s.RunnerId === runnerId)?.Splits.some((x) => x.CheckpointId === finishId);
+  }
+
   async checkin(token: string, body: CheckinInput): Promise<CheckinResult> {
     const link = await this.activeLink(token);
     const { raceId, checkpoint } = link;
@@ -168,16 +188,29 @@ export class CheckinService {
 
     const nowMs = this.now();
     const timeMs = Date.parse(body.Time);
-    const problem = checkinTimeProblem(timeMs, nowMs, {
+    // After End Race nothing from a link changes results; a time before the start (or a day old with no start) is a
+    // wrong clock. The refusal is final for the volunteer's outbox (4xx), which shows the message.
+    const raceRefusal = checkinRaceRefusal(timeMs, nowMs, {
       startTimeMs: link.startTime?.getTime() ?? null,
       clockStartedMs: link.clockStartedAt?.getTime() ?? null,
+      endedMs: link.clockStoppedAt?.getTime() ?? (link.hasFinished ? nowMs : null),
     });
-    if (problem) throw badRequest(problem, 'checkin_time');
+    if (raceRefusal) throw new HttpError(raceRefusal.status, raceRefusal.error, raceRefusal.message);
     const runner = await repo.findBibRunner(this.db, raceId, body.BibNumber);
     if (!runner)
       throw notFound(
         `No runner wears bib ${body.BibNumber} in this race. Check the number and try again.`,
         'bib_not_found',
+      );
+
+    // A DNF never downgrades what a person set (DSQ, DNS; a DNF keeps its first record) or a finish.
+    const finished = body.Kind === 'dnf' && (await this.finished(raceId, runner.id));
+    const decision = checkinStatusDecision(body.Kind, { status: runner.status, finished });
+    if (decision.refused)
+      throw new HttpError(
+        decision.refused.status,
+        decision.refused.error,
+        `Bib ${body.BibNumber}: ${decision.refused.message}`,
       );
 
     const time = new Date(timeMs);
@@ -195,7 +228,7 @@ export class CheckinService {
         Kind: body.Kind,
         Time: time.toISOString(),
         ReceivedAt: new Date(nowMs).toISOString(),
-        Status: body.Kind === 'dnf' ? 'DNF' : status,
+        Status: decision.setsDnf ? 'DNF' : status,
       };
       const inserted = await repo.insertEntryOnce(tx, {
         entryId: body.EntryId,
@@ -210,9 +243,9 @@ export class CheckinService {
         answer,
       });
       if (!inserted) return null; // a concurrent identical post stored it first
-      if (body.Kind === 'dnf')
-        status = await setDnfAtCheckpoint(tx, { runnerId: runner.id, raceId, checkpoint, time, status });
-      return { answer, statusChanged: body.Kind === 'dnf' && status === 'DNF' };
+      if (decision.setsDnf)
+        status = await setDnfAtCheckpoint(tx, { runnerId: runner.id, raceId, checkpoint, time });
+      return { answer, statusChanged: decision.setsDnf && status === 'DNF' };
     });
     if (!outcome) {
       const first = await repo.findEntry(this.db, raceId, body.EntryId);
