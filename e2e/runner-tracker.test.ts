@@ -23,6 +23,7 @@ async function capture(page: Page, name: string) {
   return captureScreen(page, name);
 }
 
+const INREACH_TOKEN = 'e2e-own-tracker';
 let server: RunningServer;
 let kml: http.Server;
 let browser: Browser;
@@ -48,6 +49,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => kml.listen(0, '127.0.0.1', r));
   server = await startServer({
     MAPSHARE_API_URL: `http://127.0.0.1:${(kml.address() as AddressInfo).port}/Feed/Share`,
+    INREACH_OUTBOUND_TOKEN: INREACH_TOKEN,
   });
   browser = await launchBrowser();
   w = await newPage(browser);
@@ -142,6 +144,52 @@ it('attaches a MapShare tracker from the runner row and the tracker check shows 
   await page.locator('dialog[open]').getByRole('button', { name: 'Attach tracker' }).waitFor();
   const [after] = await server.app.db.select().from(devices).where(eq(devices.id, device.id));
   expect(after.assignedRunnerId).toBeNull();
+  expect(appErrors(w.errors)).toEqual([]);
+});
+
+it('an inReach attached by IMEI stays pending with a code to text from the device; the text proves it', async () => {
+  const { page } = w;
+  const beaId = await seedRunner(server.app, raceId, {
+    firstName: 'Bea',
+    lastName: 'Claim',
+    bibNumber: '13',
+  });
+  const imei = '300434069990013';
+  await page.goto(`${server.url}/race/${raceId}`);
+  const row = page.getByTestId('runner-row').filter({ hasText: 'Bea Claim' });
+  await row.getByRole('button', { name: 'Own tracker' }).click();
+  const dialog = page.locator('dialog[open]');
+  await dialog.getByLabel('Tracker').selectOption('inreach');
+  await dialog.getByLabel('IMEI (15 digits)').fill(imei);
+  await dialog.getByRole('button', { name: 'Attach tracker' }).click();
+  const pending = dialog.getByTestId('tracker-pending');
+  await pending.waitFor();
+  const code = (await dialog.getByTestId('tracker-claim-code').textContent()) ?? '';
+  expect(code).toMatch(/^RB[2-9A-HJ-NP-Z]{6}$/);
+  await expect(pending.textContent()).resolves.toMatch(/no position from it is received or shown/);
+  const [device] = await server.app.db.select().from(devices).where(eq(devices.assignedRunnerId, beaId));
+  expect([device.hardwareId, device.claimHardwareId]).toEqual([null, imei]);
+  await page.setViewportSize({ width: 375, height: 812 });
+  expect(await dialogOverflow(page)).toEqual([]);
+  expect(await capture(page, 'runner-tracker-pending-375')).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // The runner types the code on the inReach: Garmin's IPC Outbound delivers the free-text message.
+  const res = await fetch(`${server.url}/api/ingest/inreach`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-outbound-auth-token': INREACH_TOKEN },
+    body: JSON.stringify({
+      Version: '2.0',
+      Events: [{ imei, messageCode: 3, freeText: `Bea here ${code}`, timeStamp: Date.now() - 30_000 }],
+    }),
+  });
+  expect(res.status).toBe(200);
+  await dialog.getByRole('button', { name: 'Check again' }).click();
+  await expect.poll(async () => dialog.getByTestId('tracker-pending').count(), { timeout: 10_000 }).toBe(0);
+  await expect(dialog.getByTestId('tracker-check').textContent()).resolves.toContain(imei);
+  const [proven] = await server.app.db.select().from(devices).where(eq(devices.id, device.id));
+  expect([proven.hardwareId, proven.claimHardwareId]).toEqual([imei, null]);
+  await dialog.getByRole('button', { name: 'Close' }).click();
   expect(appErrors(w.errors)).toEqual([]);
 });
 
