@@ -148,6 +148,83 @@ describe('embedded provider in Chromium', () => {
   });
 });
 
+describe('a failed sign-in in Chromium', () => {
+  it('the provider refuses (access_denied): its reason on the page; a wrong nonce is refused and shown; Try again signs in; logout sends a state and drops it on return', async () => {
+    await withPage('sign-in-failure', async ({ page, errors }) => {
+      const authorize = /\/oidc\/auth\?/;
+      await page.goto(`${server.url}/races`);
+      await nav(page).getByRole('button', { name: 'Director Login' }).waitFor();
+
+      // The provider answers the authorization request with an error, as one does when the user refuses.
+      await page.route(authorize, (route) => {
+        const asked = new URL(route.request().url());
+        const back = new URL(asked.searchParams.get('redirect_uri')!);
+        back.searchParams.set('error', 'access_denied');
+        back.searchParams.set('error_description', 'The user refused the request');
+        back.searchParams.set('state', asked.searchParams.get('state')!);
+        return route.fulfill({ status: 302, headers: { location: back.href } });
+      });
+      await nav(page).getByRole('button', { name: 'Director Login' }).click();
+      const problem = page.getByTestId('sign-in-problem');
+      await problem.waitFor();
+      expect(await problem.getAttribute('data-kind')).toBe('provider');
+      expect(await problem.getByRole('heading').textContent()).toBe('Sign-in failed');
+      expect(await problem.locator('p').first().textContent()).toBe(
+        'The sign-in provider refused the sign-in: The user refused the request (access_denied)',
+      );
+      expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe('/races'); // where it started
+      expect(await navNames(page)).toContain('Director Login');
+      await page.unroute(authorize);
+
+      // A wrong nonce: the request's nonce swapped on its way, so the provider's ID token carries another one.
+      const sent: string[] = [];
+      await page.route(authorize, (route) => {
+        const asked = new URL(route.request().url());
+        if (asked.searchParams.get('nonce') === 'not-this-sign-in') return route.continue();
+        sent.push(asked.searchParams.get('nonce') ?? '');
+        asked.searchParams.set('nonce', 'not-this-sign-in');
+        return route.fulfill({ status: 302, headers: { location: asked.href } });
+      });
+      await problem.getByRole('button', { name: 'Try again' }).click();
+      await page.getByTestId('demo-login-director1').click();
+      await page.locator('[data-testid="sign-in-problem"][data-kind="nonce"]').waitFor();
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatch(/^[\w-]{43}$/); // the app sends a nonce of its own
+      expect(await problem.locator('p').first().textContent()).toBe(
+        'The answer of the sign-in provider was refused: it does not belong to this sign-in (the nonce does not match).',
+      );
+      expect(await navNames(page)).toContain('Director Login'); // not signed in
+      await page.unroute(authorize);
+
+      // Try again: signed in (the provider session may skip its page), back on the page it started from.
+      await problem.getByRole('button', { name: 'Try again' }).click();
+      const demo = page.getByTestId('demo-login-director1');
+      const logout = nav(page).getByRole('button', { name: 'Logout' });
+      await demo.or(logout).first().waitFor();
+      if (await demo.isVisible()) await demo.click();
+      await logout.waitFor();
+      expect(new URL(page.url()).pathname).toBe('/races');
+      expect(await page.getByTestId('sign-in-problem').count()).toBe(0);
+
+      // Logout sends the ID token hint, the return address and a state; the way back carries the state, which
+      // the app checks and drops from the address.
+      const documents: string[] = [];
+      page.on('request', (r) => {
+        if (r.isNavigationRequest()) documents.push(r.url());
+      });
+      await signOut(page, server.url);
+      const endSession = new URL(documents.find((u) => new URL(u).pathname === '/oidc/session/end')!);
+      expect(endSession.searchParams.get('id_token_hint')).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${server.url}/`);
+      const state = endSession.searchParams.get('state');
+      expect(state).toMatch(/^\w{32}$/);
+      expect(documents).toContain(`${server.url}/?state=${state}`);
+      await page.waitForURL(`${server.url}/`);
+      expect(errors).toEqual([]);
+    });
+  });
+});
+
 describe('Director SignUp in Chromium', () => {
   it('creates an account and lands signed in; the same email again is refused with a message', async () => {
     const email = `new.director.${Date.now()}@example.org`;
