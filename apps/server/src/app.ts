@@ -16,6 +16,7 @@ import livePlugin from './live/plugin';
 import { logRequest } from './live/stream-ticket';
 import compressionPlugin from './platform/compression';
 import configRoutes from './platform/config-routes';
+import connectionLimitPlugin from './platform/connection-limit';
 import errorsPlugin from './platform/errors';
 import healthRoutes from './platform/health-routes';
 import inputGuardPlugin from './platform/input-guard';
@@ -61,6 +62,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.register(errorsPlugin);
   // CSP, nosniff, Referrer-Policy, frame-ancestors, HSTS under https: on every answer, the OIDC provider's included.
   await app.register(securityHeadersPlugin);
+  // Open connections per client address (MAX_CONNECTIONS_PER_CLIENT): past it 429 and the connection closed.
+  await app.register(connectionLimitPlugin);
   // Upload size on the header, id and NUL checks: before auth and every route.
   await app.register(inputGuardPlugin);
   // ETag/304 and brotli/gzip on every buffered answer: before any route (it hooks the routes registered after it).

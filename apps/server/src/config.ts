@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseTrustProxy } from './lib/trust-proxy';
 import { parseFrameAncestors } from './platform/frame-ancestors';
 import { defaultMaxStreams } from './live/sse-hub';
+import { defaultMaxConnectionsPerClient } from './platform/connection-limit';
 import { parsePushEndpointHosts } from './push/endpoints';
 
 /**
@@ -83,6 +84,12 @@ const envSchema = z.object({
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
     z.coerce.number().int().min(0).default(50),
   ),
+  // Open connections per client address (every route); unset: LIVE_MAX_STREAMS_PER_CLIENT + 50, at most a quarter of
+  // the open-file limit (see defaultMaxConnectionsPerClient in platform/connection-limit.ts); 0: no cap
+  MAX_CONNECTIONS_PER_CLIENT: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().int().min(0).optional(),
+  ),
   SPOT_API_URL: z
     .string()
     .trim()
@@ -163,6 +170,8 @@ export interface Config extends Env {
   demoAccounts: boolean;
   /** LIVE_MAX_STREAMS, or the default derived from the process's open-file limit. */
   liveMaxStreams: number;
+  /** MAX_CONNECTIONS_PER_CLIENT, or its default (0: no cap). */
+  maxConnectionsPerClient: number;
   /** PUSH_SUBJECT, or mailto:CONTACT_EMAIL. */
   pushSubject: string;
 }
@@ -204,6 +213,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demo: e.DEMO ?? quickStart,
     demoAccounts: e.DEMO_ACCOUNTS ?? quickStart,
     liveMaxStreams: e.LIVE_MAX_STREAMS ?? defaultMaxStreams(),
+    maxConnectionsPerClient:
+      e.MAX_CONNECTIONS_PER_CLIENT ?? defaultMaxConnectionsPerClient(e.LIVE_MAX_STREAMS_PER_CLIENT),
     pushSubject: e.PUSH_SUBJECT ?? `mailto:${e.CONTACT_EMAIL}`,
   };
 }

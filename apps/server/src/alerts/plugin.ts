@@ -16,7 +16,12 @@ export default fp(
   async (app) => {
     const alerts = new AlertService({ db: app.db, events: app.events, log: app.log });
     app.decorate('alerts', alerts);
-    const hub = new AlertStreamHub({ bus: app.events, load: (id) => alerts.getAlert(id), log: app.log });
+    const hub = new AlertStreamHub({
+      bus: app.events,
+      load: (id) => alerts.getAlert(id),
+      log: app.log,
+      maxStreamsPerClient: app.config.LIVE_MAX_STREAMS_PER_CLIENT,
+    });
     // Open streams would keep the HTTP server from closing: end them first (graceful shutdown).
     app.addHook('preClose', async () => hub.close());
     app.addHook('onClose', async () => hub.close());

@@ -4,11 +4,15 @@ import {
   alertSchema,
   alertSettingsSchema,
   alertStateSchema,
+  type Alert,
 } from '@racebeacon/domain';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAdmin, requireUser } from '../identity/auth-plugin';
 import { id, raceIdParams } from '../lib/http-schemas';
+import { clientKey } from '../lib/client-key';
+import { sendStreamRefusal, STREAM_CLIENT_RETRY_AFTER_S, StreamLimitError } from '../live/stream-admission';
 import type { AlertService } from './service';
 import { ALL_ALERTS, type AlertStreamHub } from './stream';
 
@@ -25,6 +29,32 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
 ) => {
   const tags = ['hq'];
   const security = [{ bearerAuth: [] }];
+
+  /**
+   * Opens an HQ stream once the caller is allowed: capped per client like the live streams
+   * (LIVE_MAX_STREAMS_PER_CLIENT; 429 too_many_streams with Retry-After, the connection closed).
+   */
+  const openStream = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: number | typeof ALL_ALERTS,
+    load: () => Promise<Alert[]>,
+  ) => {
+    const slot = hub.admit(clientKey(request.ip));
+    if (!slot) {
+      const max = app.config.LIVE_MAX_STREAMS_PER_CLIENT;
+      return sendStreamRefusal(reply, new StreamLimitError('client', STREAM_CLIENT_RETRY_AFTER_S, max));
+    }
+    let current: Alert[];
+    try {
+      current = await load();
+    } catch (err) {
+      slot.release();
+      throw err;
+    }
+    reply.hijack();
+    hub.open(key, reply.raw, current, slot);
+  };
 
   app.get(
     '/api/director/races/:raceId/alerts',
@@ -64,16 +94,16 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
         security,
         summary:
           'Server-Sent Events (bearer token in the Authorization header; read with fetch): `alerts` with the open ' +
-          'and acknowledged alerts, then one `alert` per change; a comment every 15 s',
+          'and acknowledged alerts, then one `alert` per change; a comment every 15 s. Capped per client address ' +
+          'like the live streams (LIVE_MAX_STREAMS_PER_CLIENT, HQ streams counted apart): 429 too_many_streams ' +
+          'with Retry-After, the connection closed',
         params: raceIdParams,
       },
     },
     async (request, reply) => {
       const { raceId } = request.params;
       await alerts.checkRaceAccess(requireUser(request), raceId);
-      const current = await alerts.activeRaceAlerts(raceId);
-      reply.hijack();
-      hub.open(raceId, reply.raw, current);
+      return openStream(request, reply, raceId, () => alerts.activeRaceAlerts(raceId));
     },
   );
 
@@ -152,9 +182,7 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
     },
     async (request, reply) => {
       requireAdmin(request);
-      const current = await alerts.activeAllAlerts();
-      reply.hijack();
-      hub.open(ALL_ALERTS, reply.raw, current);
+      return openStream(request, reply, ALL_ALERTS, () => alerts.activeAllAlerts());
     },
   );
 

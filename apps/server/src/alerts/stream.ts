@@ -19,6 +19,16 @@ export interface AlertStreamHubOptions {
   heartbeatMs?: number;
   /** A viewer whose unsent output exceeds this is dropped (the web reconnects and gets the current list). */
   maxBufferedBytes?: number;
+  /**
+   * Most HQ streams one client (`clientKey`) holds at once, like the live streams (LIVE_MAX_STREAMS_PER_CLIENT);
+   * 0: no cap.
+   */
+  maxStreamsPerClient?: number;
+}
+
+/** A place for one HQ stream of a client, given back (once) when the stream ends or never opens. */
+export interface AlertStreamSlot {
+  release(): void;
 }
 
 /** The admins' stream: every alert's change, of every race and of devices in no race. */
@@ -33,6 +43,8 @@ export class AlertStreamHub {
   private readonly unsubscribe: () => void;
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
+  /** Streams open or being prepared, per client key. */
+  private readonly byClient = new Map<string, number>();
 
   constructor(private readonly opts: AlertStreamHubOptions) {
     this.unsubscribe = opts.bus.subscribe((e) => this.onEvent(e));
@@ -40,10 +52,45 @@ export class AlertStreamHub {
     this.heartbeat.unref();
   }
 
-  /** Takes over the response: headers, the current alerts, then every change until the viewer leaves. */
-  open(raceId: number | typeof ALL_ALERTS, res: ServerResponse, current: Alert[]): void {
+  /**
+   * A slot for one more stream of `client` (a `clientKey`), taken before the alerts are read so concurrent requests
+   * cannot overshoot the cap; null when the client holds as many as allowed.
+   */
+  admit(client: string): AlertStreamSlot | null {
+    const mine = this.byClient.get(client) ?? 0;
+    const max = this.opts.maxStreamsPerClient ?? 0;
+    if (max > 0 && mine >= max) return null;
+    this.byClient.set(client, mine + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const n = (this.byClient.get(client) ?? 1) - 1;
+        if (n > 0) this.byClient.set(client, n);
+        else this.byClient.delete(client);
+      },
+    };
+  }
+
+  /**
+   * Takes over the response: headers, the current alerts, then every change until the viewer leaves; `slot` (from
+   * `admit`) is given back then.
+   */
+  open(
+    raceId: number | typeof ALL_ALERTS,
+    res: ServerResponse,
+    current: Alert[],
+    slot?: AlertStreamSlot,
+  ): void {
+    if (res.destroyed || !res.socket || res.socket.destroyed) {
+      // The client left while its alerts were read: its 'close' has already fired, nothing would end this one.
+      slot?.release();
+      return;
+    }
     if (this.closed) {
-      res.writeHead(503).end();
+      slot?.release();
+      res.writeHead(503, { connection: 'close' }).end();
       return;
     }
     res.writeHead(200, {
@@ -56,6 +103,7 @@ export class AlertStreamHub {
     if (!set) this.viewers.set(raceId, (set = new Set()));
     set.add(res);
     const leave = () => {
+      slot?.release();
       const s = this.viewers.get(raceId);
       s?.delete(res);
       if (s && !s.size) this.viewers.delete(raceId);

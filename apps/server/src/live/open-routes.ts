@@ -10,7 +10,7 @@ import {
 } from '@racebeacon/domain';
 import { courseTrack } from './course-track';
 import { gzipEventStream } from './sse-compression';
-import { StreamLimitError } from './stream-admission';
+import { sendStreamRefusal, StreamLimitError } from './stream-admission';
 import { STREAM_TICKET_MAX_LENGTH, streamReadsLive } from './stream-ticket';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
@@ -162,11 +162,8 @@ export default async function openRoutes(fastify: FastifyInstance) {
         );
       } catch (err) {
         if (!(err instanceof StreamLimitError)) throw err;
-        return reply
-          .code(err.statusCode)
-          .header('retry-after', String(err.retryAfterS))
-          .header('cache-control', 'no-store')
-          .send({ error: err.code, message: err.message });
+        // The refused client's connection is closed (not kept alive), so refusals never pile up descriptors.
+        return sendStreamRefusal(reply, err);
       }
       reply.hijack();
       // gzip-encoded for clients that accept it, each message compressed once for every viewer

@@ -163,7 +163,7 @@ export class SseHub {
   ): void {
     if (this.closed) {
       slot.release();
-      res.writeHead(503, { 'content-type': 'application/json' });
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify({ error: 'shutting_down', message: 'The server is shutting down.' }));
       return;
     }

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { HttpError } from '../lib/errors';
 import { clientKey } from '../lib/client-key';
 import type { SseHub, StreamSlot } from './sse-hub';
@@ -64,4 +65,17 @@ export class StreamAdmission {
     }
     throw new StreamLimitError('total', streamFullRetryAfterS(), this.opts.maxStreams ?? Infinity);
   }
+}
+
+/**
+ * Answers a refused stream: 429/503 with Retry-After and {error, message}, and `Connection: close`, so the refused
+ * client's connection is closed after the answer instead of kept alive holding a descriptor.
+ */
+export function sendStreamRefusal(reply: FastifyReply, err: StreamLimitError): FastifyReply {
+  return reply
+    .code(err.statusCode)
+    .header('retry-after', String(err.retryAfterS))
+    .header('cache-control', 'no-store')
+    .header('connection', 'close')
+    .send({ error: err.code, message: err.message });
 }
