@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceAssignments, devices, races } from '../src/db/schema';
 import { addDevice, addRace, addRunner, deviceRow, positionsOf, waitFor } from './ingest-fixtures';
@@ -7,20 +9,32 @@ import { createTestApp, type TestContext } from './support/app';
 import { dbKinds } from './support/databases';
 
 const INREACH_TOKEN = 'own-tracker-secret';
+const BROKER = 'mqtt://127.0.0.1:1883';
 
 /** The director attaches a runner's own tracker from the runner's row, checks it before the start, detaches it. */
 describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
   let t: TestContext;
   let owner: string;
   let admin: string;
+  let pub: mqtt.MqttClient;
+  // A unique root per run: parallel runs on the shared broker never see each other's packets.
+  const root = `rbtest-${randomBytes(4).toString('hex')}`;
   beforeAll(async () => {
-    t = await createTestApp(kind, { INREACH_OUTBOUND_TOKEN: INREACH_TOKEN });
+    t = await createTestApp(kind, {
+      INREACH_OUTBOUND_TOKEN: INREACH_TOKEN,
+      MQTT_URL: BROKER,
+      MQTT_TOPIC: `${root}/+/2/json/#`,
+    });
+    pub = await mqtt.connectAsync(BROKER);
     // No background polling of share.garmin.com from a test.
     await t.app.jobs.stop();
     owner = await t.issuer.director('director-1');
     admin = await t.issuer.admin();
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await pub?.endAsync();
+    await t?.close();
+  });
 
   const attach = (runnerId: number, body: Record<string, unknown>, token = owner) =>
     call(t, 'POST', `/api/director/runners/${runnerId}/tracker`, { token, body });
@@ -282,5 +296,45 @@ describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
     const c = (await attach(jo, { Source: 'lorawan', HardwareId: `A1B2C3${kind}` })).json();
     const del = await call(t, 'DELETE', `/api/director/runners/${jo}/tracker`, { token: owner });
     expect(del.json()).toEqual({ RunnerId: jo, DeviceId: c.DeviceId, Deleted: true });
+  });
+
+  it('a Meshtastic node proves its claim with a text packet carrying the code (not another node, not a wrong code)', async () => {
+    const raceId = await addRace(t.app, { startedAt: new Date(Date.now() - 3600_000) });
+    const runnerId = await addRunner(t.app, raceId, 'Kim');
+    const from = kind === 'pglite' ? 0x1234abcd : 0x1234abce;
+    const node = `!${from.toString(16)}`;
+    const { DeviceId, ClaimCode } = (
+      await attach(runnerId, { Source: 'meshtastic', HardwareId: node })
+    ).json();
+    expect(ClaimCode).toMatch(/^RB/);
+    const topic = `${root}/EU_868/2/json/RaceNet/!0fa1c2d3`;
+    const packet = (id: number, sender: number, type: string, payload: unknown) =>
+      JSON.stringify({
+        id,
+        channel: 0,
+        from: sender,
+        to: 4294967295,
+        timestamp: Date.now() / 1000,
+        type,
+        payload,
+      });
+    const time = Math.floor(Date.now() / 1000) - 60;
+    await pub.publishAsync(topic, packet(2, from + 1, 'text', { text: `mine ${ClaimCode}` }));
+    await pub.publishAsync(topic, packet(3, from, 'text', { text: 'RB-2222222' }));
+    await pub.publishAsync(topic, packet(4, from, 'text', { text: `claim ${ClaimCode}` }));
+    const proven = await waitFor(
+      () => tracker(runnerId),
+      (b) => !b.Pending,
+    );
+    expect(proven).toMatchObject({ Pending: false, HardwareId: node });
+    await pub.publishAsync(
+      topic,
+      packet(5, from, 'position', { latitude_i: 465581234, longitude_i: 79112345, time: time + 30 }),
+    );
+    const stored = await waitFor(
+      () => positionsOf(t.app, DeviceId),
+      (rows) => rows.length > 0,
+    );
+    expect(stored.map((r) => r.runnerId)).toEqual([runnerId]);
   });
 });
