@@ -356,6 +356,7 @@ const de: Catalogue = {
     },
     title: 'Renn-HQ',
     device: 'Gerät {{id}}',
+    notHanded: 'Noch keinem Läufer übergeben',
     automatically: 'automatisch',
     someone: 'jemand',
     noneYet: 'Noch keine',
@@ -429,6 +430,7 @@ const de: Catalogue = {
     noRace: 'Kein Rennen wartet auf den Start.',
   },
   trackerAlerts: {
+    banner: 'Offene Alarme von Trackern ohne Rennen: {{count}}',
     title: 'Alarme von Trackern',
     refresh: 'Aktualisieren',
     lead: 'Offene Alarme von Geräten, die in keinem Rennen sind.',
@@ -666,6 +668,13 @@ const de: Catalogue = {
     waitingToSend: 'wartet auf Senden',
     sent: 'gesendet',
     notAccepted: 'nicht angenommen',
+    refusal: {
+      statusKept:
+        'Nicht erfasst: Die Rennleitung hat den Status dieses Läufers gesetzt (DSQ, DNS oder DNF), oder er ist bereits im Ziel. Bitte die Rennleitung informieren.',
+      raceEnded:
+        'Nicht erfasst: Das Rennen ist beendet. Ergebnisse ändert jetzt nur noch die Rennleitung; bitte informieren.',
+      time: 'Nicht erfasst: Die Zeit liegt vor dem Start, in der Zukunft oder lange zurück. Bitte Datum und Uhrzeit des Telefons prüfen.',
+    },
     saved: 'Startnummer {{bib}}: {{kind}} gespeichert.',
     savedWaiting: 'Startnummer {{bib}}: {{kind}} gespeichert (wartet auf Senden).',
     notSaved: 'Startnummer {{bib}}: nicht auf diesem Telefon gespeichert. Bitte erneut versuchen.',

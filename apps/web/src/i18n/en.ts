@@ -358,6 +358,7 @@ const en = {
     },
     title: 'Race HQ',
     device: 'Device {{id}}',
+    notHanded: 'Not yet handed to a runner',
     automatically: 'automatically',
     someone: 'someone',
     noneYet: 'None yet',
@@ -430,6 +431,7 @@ const en = {
     noRace: 'No race is waiting to start.',
   },
   trackerAlerts: {
+    banner: 'Open alerts from trackers in no race: {{count}}',
     title: 'Alerts from trackers',
     refresh: 'Refresh',
     lead: 'Open alerts from devices that are in no race.',
@@ -666,6 +668,13 @@ const en = {
     waitingToSend: 'waiting to send',
     sent: 'sent',
     notAccepted: 'not accepted',
+    refusal: {
+      statusKept:
+        'Not recorded: the race director set this runner’s status (DSQ, DNS or DNF), or the runner has finished. Tell the race director.',
+      raceEnded:
+        'Not recorded: the race has ended. Only the race director can change results now; tell them.',
+      time: 'Not recorded: the time is before the race’s start, in the future or long ago. Check the phone’s date and clock.',
+    },
     saved: 'Bib {{bib}}: {{kind}} saved.',
     savedWaiting: 'Bib {{bib}}: {{kind}} saved (waiting to send).',
     notSaved: 'Bib {{bib}}: not saved on this phone. Try again.',

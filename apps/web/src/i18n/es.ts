@@ -358,6 +358,7 @@ const es: Catalogue = {
     },
     title: 'Centro de control',
     device: 'Dispositivo {{id}}',
+    notHanded: 'Aún no entregado a un corredor',
     automatically: 'automáticamente',
     someone: 'alguien',
     noneYet: 'Ninguna todavía',
@@ -432,6 +433,7 @@ const es: Catalogue = {
     noRace: 'Ninguna carrera está pendiente de salida.',
   },
   trackerAlerts: {
+    banner: 'Alertas abiertas de rastreadores sin carrera: {{count}}',
     title: 'Alertas de localizadores',
     refresh: 'Actualizar',
     lead: 'Alertas abiertas de dispositivos que no están en ninguna carrera.',
@@ -669,6 +671,13 @@ const es: Catalogue = {
     waitingToSend: 'pendiente de envío',
     sent: 'enviado',
     notAccepted: 'no aceptado',
+    refusal: {
+      statusKept:
+        'No registrado: la dirección de carrera fijó el estado de este corredor (DSQ, DNS o DNF), o ya ha llegado a meta. Avise a la dirección de carrera.',
+      raceEnded:
+        'No registrado: la carrera ha terminado. Ahora solo la dirección de carrera puede cambiar los resultados; avísele.',
+      time: 'No registrado: la hora es anterior a la salida, futura o muy antigua. Compruebe la fecha y la hora del teléfono.',
+    },
     saved: 'Dorsal {{bib}}: {{kind}} guardado.',
     savedWaiting: 'Dorsal {{bib}}: {{kind}} guardado (pendiente de envío).',
     notSaved: 'Dorsal {{bib}}: no se guardó en este teléfono. Inténtalo de nuevo.',

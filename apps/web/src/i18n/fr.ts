@@ -357,6 +357,7 @@ const fr: Catalogue = {
     },
     title: 'QG de course',
     device: 'Balise {{id}}',
+    notHanded: 'Pas encore remis à un coureur',
     automatically: 'automatiquement',
     someone: "quelqu'un",
     noneYet: 'Aucune pour le moment',
@@ -431,6 +432,7 @@ const fr: Catalogue = {
     noRace: "Aucune course n'attend son départ.",
   },
   trackerAlerts: {
+    banner: 'Alertes ouvertes de balises hors course : {{count}}',
     title: 'Alertes des traceurs',
     refresh: 'Actualiser',
     lead: 'Alertes ouvertes des balises qui ne sont dans aucune course.',
@@ -668,6 +670,13 @@ const fr: Catalogue = {
     waitingToSend: "en attente d'envoi",
     sent: 'envoyé',
     notAccepted: 'refusé',
+    refusal: {
+      statusKept:
+        'Non enregistré : la direction de course a fixé le statut de ce coureur (DSQ, DNS ou DNF), ou il a déjà terminé. Prévenez la direction de course.',
+      raceEnded:
+        'Non enregistré : la course est terminée. Seule la direction de course peut encore modifier les résultats ; prévenez-la.',
+      time: 'Non enregistré : l’heure est avant le départ, dans le futur ou trop ancienne. Vérifiez la date et l’heure du téléphone.',
+    },
     saved: 'Dossard {{bib}} : {{kind}} enregistré.',
     savedWaiting: "Dossard {{bib}} : {{kind}} enregistré (en attente d'envoi).",
     notSaved: 'Dossard {{bib}} : non enregistré sur ce téléphone. Réessayez.',

@@ -357,6 +357,7 @@ const it: Catalogue = {
     },
     title: 'Centrale di gara',
     device: 'Dispositivo {{id}}',
+    notHanded: 'Non ancora consegnato a un corridore',
     automatically: 'automaticamente',
     someone: 'qualcuno',
     noneYet: 'Ancora nessuna',
@@ -431,6 +432,7 @@ const it: Catalogue = {
     noRace: 'Nessuna gara in attesa di partire.',
   },
   trackerAlerts: {
+    banner: 'Allarmi aperti da tracker senza gara: {{count}}',
     title: 'Allarmi dai tracker',
     refresh: 'Aggiorna',
     lead: 'Allarmi aperti da dispositivi che non sono in nessuna gara.',
@@ -668,6 +670,13 @@ const it: Catalogue = {
     waitingToSend: 'in attesa di invio',
     sent: 'inviato',
     notAccepted: 'non accettato',
+    refusal: {
+      statusKept:
+        'Non registrato: la direzione gara ha impostato lo stato di questo corridore (DSQ, DNS o DNF), oppure è già arrivato. Avvisa la direzione gara.',
+      raceEnded:
+        'Non registrato: la gara è finita. Ora solo la direzione gara può modificare i risultati; avvisala.',
+      time: 'Non registrato: l’ora è prima della partenza, nel futuro o troppo lontana. Controlla data e ora del telefono.',
+    },
     saved: 'Pettorale {{bib}}: {{kind}} salvato.',
     savedWaiting: 'Pettorale {{bib}}: {{kind}} salvato (in attesa di invio).',
     notSaved: 'Pettorale {{bib}}: non salvato su questo telefono. Riprova.',

@@ -97,6 +97,20 @@ function timeOf(iso: string): string {
   return formatClockSeconds(iso);
 }
 
+/** Why an entry was refused, in the volunteer's language for the rules they can act on; else the server's words. */
+function refusalText(entry: QueuedEntry): string | undefined {
+  switch (entry.error) {
+    case 'status_kept':
+      return t('checkin.refusal.statusKept');
+    case 'race_ended':
+      return t('checkin.refusal.raceEnded');
+    case 'checkin_time':
+      return t('checkin.refusal.time');
+    default:
+      return entry.message;
+  }
+}
+
 function EntryRow({ entry, runner }: { entry: QueuedEntry; runner: Runner | undefined }) {
   useI18n();
   const name = entry.answer
@@ -115,7 +129,7 @@ function EntryRow({ entry, runner }: { entry: QueuedEntry; runner: Runner | unde
             tags={[<strong key="kind" />]}
           />
         </span>
-        {entry.state === 'refused' && <span className="checkin-entry-error">{entry.message}</span>}
+        {entry.state === 'refused' && <span className="checkin-entry-error">{refusalText(entry)}</span>}
       </span>
       <span className={`checkin-state checkin-state-${entry.state}`}>
         {entry.state === 'waiting'

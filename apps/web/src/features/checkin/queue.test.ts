@@ -10,13 +10,13 @@ function fakeServer() {
   const server = {
     online: true,
     calls: [] as CheckinBody[],
-    refuse: new Map<string, { status: number; message: string }>(),
+    refuse: new Map<string, { status: number; message: string; error?: string }>(),
     stored,
     async send(_token: string, body: CheckinBody): Promise<CheckinAnswer> {
       server.calls.push(body);
       if (!server.online) throw { status: 0, error: 'network_error', message: 'Failed to fetch' };
       const refusal = server.refuse.get(body.BibNumber);
-      if (refusal) throw { ...refusal, error: 'x' };
+      if (refusal) throw { error: 'x', ...refusal };
       const first = stored.get(body.EntryId);
       if (first) return first;
       const answer = { EntryId: body.EntryId, BibNumber: body.BibNumber, Kind: body.Kind } as CheckinAnswer;
@@ -138,6 +138,25 @@ describe('CheckinQueue', () => {
     expect(queue.list().map((e) => [e.BibNumber, e.state, e.message])).toEqual([
       ['5', 'sent', undefined],
       ['999', 'refused', 'No runner wears bib 999 in this race.'],
+    ]);
+    const before = server.calls.length;
+    queue.online();
+    await settle();
+    expect(server.calls.length).toBe(before);
+    expect(timers.pending).toHaveLength(0);
+  });
+
+  it('keeps the error code of a refusal (race ended, status kept) so the page can word it; never retried', async () => {
+    const { queue, server, timers } = makeQueue();
+    server.refuse.set('7', { status: 409, error: 'race_ended', message: 'The race has ended.' });
+    server.refuse.set('8', { status: 409, error: 'status_kept', message: 'Bib 8: DSQ.' });
+    await queue.add('7', 'in');
+    await queue.add('8', 'dnf');
+    await settle();
+    await settle();
+    expect(queue.list().map((e) => [e.BibNumber, e.state, e.error])).toEqual([
+      ['8', 'refused', 'status_kept'],
+      ['7', 'refused', 'race_ended'],
     ]);
     const before = server.calls.length;
     queue.online();

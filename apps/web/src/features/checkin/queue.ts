@@ -26,6 +26,8 @@ export interface QueuedEntry {
   answer?: CheckinAnswer;
   /** Why the server refused it (unknown bib, revoked link…): shown, never retried. */
   message?: string;
+  /** The refusal's error code (`status_kept`, `race_ended`, `checkin_time`…): the page words the known ones. */
+  error?: string;
 }
 
 /** Where entries are kept between page loads. */
@@ -37,6 +39,7 @@ export interface EntryStore {
 /** What a failed send rejects with (the API client's ApiFailure: status 0 when the network failed). */
 export interface SendFailure {
   status: number;
+  error?: string;
   message?: string;
 }
 
@@ -179,7 +182,12 @@ export class CheckinQueue {
           await this.replace({ ...next, attempts: next.attempts + 1 });
           return;
         }
-        updated = { ...next, state: 'refused', message: failure.message || `Refused (${failure.status}).` };
+        updated = {
+          ...next,
+          state: 'refused',
+          message: failure.message || `Refused (${failure.status}).`,
+          ...(typeof failure.error === 'string' ? { error: failure.error } : {}),
+        };
       }
       await this.replace(updated);
     }

@@ -2,7 +2,7 @@ import type { Alert } from '@racebeacon/domain/alerts';
 import type { AdminDevice, AvailableDevice, DeviceUplinkState, SpotFeed } from '@racebeacon/domain/entities';
 import type { DeviceCreateBody, DeviceUpdateBody, SpotFeedBody } from '@racebeacon/domain/schemas';
 import type { DeviceFeedState } from '@racebeacon/domain/trackers';
-import { api } from '../../lib/api-client';
+import { api, apiStream, type StreamOptions } from '../../lib/api-client';
 
 /**
  * An admin's device with its own feed's state (a MapShare page, a SPOT device's own feed) and its uplinks without a
@@ -56,4 +56,6 @@ export const spotFeedsApi = {
 /** Admins: alerts of every race and of devices that hold no race (RaceId null). */
 export const adminAlertsApi = {
   open: () => api.get<Alert[]>('/admin/alerts?state=open', { background: true }),
+  /** Live: `alerts` (open and acknowledged, of every race and of devices in no race), then one `alert` per change. */
+  stream: (opts: StreamOptions) => apiStream('/admin/alerts/stream', opts),
 };

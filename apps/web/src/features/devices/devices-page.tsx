@@ -96,6 +96,8 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
       >
         {t('devices.lead')}
       </PageHeader>
+      {/* First on the page: an SOS of a tracker in no race reaches no race HQ, only the admins, live. */}
+      <TrackerAlertsSection />
       {adding && (
         <form
           id="add-device"
@@ -228,7 +230,6 @@ export function DevicesPage({ assignableRaces }: { assignableRaces: () => Promis
           onChanged={() => void devices.reload()}
         />
       )}
-      <TrackerAlertsSection />
       <SpotFeedsSection />
       {assigning && (
         <SelectDialog

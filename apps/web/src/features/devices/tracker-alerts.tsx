@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { Alert } from '@racebeacon/domain/alerts';
 import { formatDateTime } from '../../lib/format';
 import { useResource } from '../../lib/use-resource';
@@ -19,22 +19,107 @@ export function kindLabel(kind: Alert['Kind']): string {
   return t(ALERT_KIND_KEY[kind]);
 }
 
-/** Open alerts (an SOS, a help message) from trackers that hold no race: no race HQ sees them, the admin does. */
+/** The admins' alert stream's events folded into the unresolved alerts by id (`alerts`: all; `alert`: one). */
+export function foldAlertEvent(
+  cur: ReadonlyMap<number, Alert>,
+  event: string,
+  data: unknown,
+): Map<number, Alert> {
+  const next = new Map(event === 'alerts' ? [] : cur);
+  const list =
+    event === 'alerts' && Array.isArray(data) ? (data as Alert[]) : event === 'alert' ? [data as Alert] : [];
+  for (const a of list) {
+    if (!a || typeof a.AlertId !== 'number') continue;
+    if (a.State === 'resolved') next.delete(a.AlertId);
+    else next.set(a.AlertId, a);
+  }
+  return next;
+}
+
+/**
+ * Open alerts (an SOS, a help message) from trackers that hold no race: no race HQ sees them, the admin does — live
+ * (the admins' alert stream, reconnecting with back-off; the list read once as a fallback while it is away), at the
+ * top of the Devices screen, announced (`role="alert"`) when one is open.
+ */
 export function TrackerAlertsSection() {
-  const alerts = useResource(() => adminAlertsApi.open(), []);
+  const fallback = useResource(() => adminAlertsApi.open(), []);
+  const [live, setLive] = useState<Map<number, Alert> | null>(null);
   const id = useId();
   const { t } = useI18n();
-  const list = (alerts.data ?? []).filter((a) => a.RaceId === null);
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    let failures = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const connect = async () => {
+      try {
+        await adminAlertsApi.stream({
+          signal: ctrl.signal,
+          onOpen: () => {
+            failures = 0;
+          },
+          onEvent: (e) => {
+            let data: unknown = null;
+            try {
+              data = JSON.parse(e.data);
+            } catch {
+              return;
+            }
+            setLive((cur) => foldAlertEvent(cur ?? new Map(), e.event, data));
+          },
+        });
+      } catch (err) {
+        if (ctrl.signal.aborted) return;
+        // A 401/403 is not retried: the list read once stays.
+        const status = (err as { status?: number }).status ?? 0;
+        if (status === 401 || status === 403) return;
+      }
+      if (ctrl.signal.aborted) return;
+      failures++;
+      timer = setTimeout(() => void connect(), Math.min(30_000, 1_000 * 2 ** (failures - 1)));
+    };
+    void connect();
+    return () => {
+      ctrl.abort();
+      clearTimeout(timer);
+    };
+  }, []);
+
+  const all = live ? [...live.values()] : (fallback.data ?? []);
+  const list = all
+    .filter((a) => a.RaceId === null && a.State !== 'resolved')
+    .sort((a, b) => Date.parse(b.RaisedAt) - Date.parse(a.RaisedAt));
+  const alerts = { data: live ? list : fallback.data, error: live ? null : fallback.error };
 
   return (
-    <section aria-labelledby={`${id}-title`} className="tracker-alerts" style={{ marginTop: '2rem' }}>
+    <section
+      aria-labelledby={`${id}-title`}
+      className={`tracker-alerts${list.length ? ' tracker-alerts--open' : ''}`}
+      data-live={live ? 'true' : 'false'}
+      style={{ marginTop: '1rem' }}
+    >
       <div className="section-head">
         <h2 id={`${id}-title`}>{t('trackerAlerts.title')}</h2>
-        <button type="button" className="btn btn-small btn-secondary" onClick={() => void alerts.reload()}>
+        <button type="button" className="btn btn-small btn-secondary" onClick={() => void fallback.reload()}>
           {t('trackerAlerts.refresh')}
         </button>
       </div>
       <p className="muted">{t('trackerAlerts.lead')}</p>
+      {list.length ? (
+        <p
+          role="alert"
+          className="tracker-alerts__banner"
+          data-testid="tracker-alerts-banner"
+          style={{
+            background: 'var(--danger-soft)',
+            color: 'var(--danger)',
+            padding: '0.6rem 0.9rem',
+            borderRadius: '6px',
+          }}
+        >
+          <strong>{t('trackerAlerts.banner', { count: list.length })}</strong>
+        </p>
+      ) : null}
       {alerts.error ? (
         <p role="alert">{t('trackerAlerts.loadFailed')}</p>
       ) : !alerts.data ? (

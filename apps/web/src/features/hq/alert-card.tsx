@@ -78,6 +78,12 @@ export function AlertCard({
           <h3 id={titleId} className="hq-alert__who">
             {alertSubject(alert)}
           </h3>
+          {alert.RunnerId === null && alert.RaceId !== null ? (
+            // A tracker of the race nobody held at the alert's time: the runner is named once a hand-over covers it.
+            <span className="hq-not-handed" data-testid="alert-not-handed">
+              {t('hq.notHanded')}
+            </span>
+          ) : null}
           <span className={`hq-state hq-state--${alert.State}`}>{STATE_LABEL[alert.State]}</span>
         </div>
         {alert.Message ? <p className="hq-alert__message">“{alertDetail(alert)}”</p> : null}
