@@ -230,6 +230,18 @@ describe('database outage on PostgreSQL (private cluster)', () => {
         headers: asOwner,
         payload: { Source: 'mapshare', HardwareId: 'OutageRunner' },
       }),
+      // A claim by hardware id (issue 24) and an admin approving one.
+      await app.inject({
+        method: 'POST',
+        url: `/api/director/runners/${runner.runnerId}/tracker`,
+        headers: asOwner,
+        payload: { Source: 'inreach', HardwareId: '300434069990077' },
+      }),
+      await app.inject({
+        method: 'POST',
+        url: '/api/admin/devices/1/approve-claim',
+        headers: { authorization: `Bearer ${await issuer.admin()}` },
+      }),
     );
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
