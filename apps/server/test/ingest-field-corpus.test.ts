@@ -589,6 +589,12 @@ describe('field corpus: third-party device payloads through the real endpoints',
       expect(res.statusCode, `${file}: ${res.body}`).toBe(200);
       return (await positionsOf(t.app, d.id)).map(fields);
     };
+    // Truncated: as JSON a 400 invalid_json, as text a 400 unreadable_body; never a 200.
+    const four = corpus('osmand--traccar-OsmAndProtocolDecoderTest--json-4.json');
+    const cutJson = await post('/api/ingest/osmand', four.slice(0, 120), {});
+    expect([cutJson.statusCode, cutJson.json().error]).toEqual([400, 'invalid_json']);
+    const cutText = await post('/api/ingest/osmand', four.slice(0, 120), { 'content-type': 'text/plain' });
+    expect([cutText.statusCode, cutText.json().error]).toEqual([400, 'unreadable_body']);
     expect(await json('osmand--traccar-OsmAndProtocolDecoderTest--json-3.json')).toEqual([
       {
         t: '2025-05-09T04:11:30.579Z',

@@ -43,6 +43,9 @@ export function readOsmand(request: { query: unknown; body: unknown }): AdapterR
   if (isObj(body)) return readOsmandParams(body);
   if (typeof body === 'string' && body.includes('='))
     return readOsmandParams(Object.fromEntries(new URLSearchParams(body)));
+  // A body that is neither parameters nor Traccar JSON (a truncated JSON sent as text, a binary protocol) cannot be read.
+  if ((typeof body === 'string' && body.trim() !== '') || Buffer.isBuffer(body))
+    return parseError('unreadable_body', 'The body is neither OsmAnd parameters nor Traccar Client JSON.');
   return parseError('missing_device_id', 'Send the OsmAnd parameters (id, lat, lon, timestamp…).');
 }
 
