@@ -17,7 +17,7 @@ import { logRequest } from './live/stream-ticket';
 import compressionPlugin from './platform/compression';
 import configRoutes from './platform/config-routes';
 import connectionLimitPlugin from './platform/connection-limit';
-import errorsPlugin from './platform/errors';
+import errorsPlugin, { clientErrorHandler, frameworkErrors } from './platform/errors';
 import healthRoutes from './platform/health-routes';
 import inputGuardPlugin from './platform/input-guard';
 import openApiPlugin from './platform/openapi';
@@ -48,6 +48,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     bodyLimit: 2 * 1024 * 1024,
     // ids are integers; keep URLs like /api/open/races/not-started routable next to /:id
     routerOptions: { ignoreTrailingSlash: true },
+    // Undecodable URLs and unreadable requests: our {error, message} and the security headers (platform/errors.ts).
+    frameworkErrors: frameworkErrors(config),
+    clientErrorHandler: clientErrorHandler(config),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

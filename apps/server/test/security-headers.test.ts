@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
@@ -6,6 +7,7 @@ import { loadConfig } from '../src/config';
 import { openDatabase, type Database } from '../src/db/client';
 import { contentSecurityPolicy, discoveryOrigins, tileSource } from '../src/platform/security-headers';
 import { createTestApp, type TestContext } from './support/app';
+import { seedLiveRace } from './support/live-seed';
 
 /**
  * Security headers on every answer (issue 14, "Safe defaults"): a Content-Security-Policy that lets in the tile
@@ -166,6 +168,58 @@ describe('security headers, embedded provider, http PUBLIC_URL', () => {
     const hash = `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
     expect(directives(page.headers['content-security-policy'] as string).get('style-src')).toContain(hash);
     expect(page.body).not.toMatch(/<script|style="/);
+  });
+
+  it('an undecodable URL is a 400 in our shape with the security headers (issue 24.10)', async () => {
+    for (const url of ['/api/open/races/%E0%A4%A', '/api/open/races/%ZZ', '/races/%E0%A4%A']) {
+      const res = await s.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json(), url).toEqual({ error: 'invalid_url', message: expect.any(String) as string });
+      expect(res.body).not.toMatch(/FST_|statusCode/);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+      expect(directives(res.headers['content-security-policy'] as string).get('frame-ancestors')).toEqual([
+        "'none'",
+      ]);
+    }
+  });
+
+  it('a request HTTP cannot read is a 400 in our shape with the security headers, and the connection closes', async () => {
+    await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (s.app.server.address() as AddressInfo).port;
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect({ port, host: '127.0.0.1' }, () =>
+        socket.write('GET / HTTP/1.1\r\nHost x\r\n\r\n'),
+      );
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (text += c));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(answer).toMatch(/\r\ncontent-security-policy: [^\r]*frame-ancestors 'none'/i);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'bad_request',
+      message: expect.any(String) as string,
+    });
+  });
+
+  it('the course map page allows its stylesheet by hash, nothing inline else, and is never framed (issue 24.9)', async () => {
+    const race = await seedLiveRace(s.database.db, { runners: 1 });
+    const res = await s.app.inject({ method: 'GET', url: `/courses/${race.raceId}/map` });
+    expect(res.statusCode).toBe(200);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.body)![1];
+    const hash = `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
+    const csp = directives(res.headers['content-security-policy'] as string);
+    expect(csp.get('style-src')).toEqual([hash]);
+    expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(csp.get('default-src')).toEqual(["'none'"]);
+    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.body).not.toMatch(/<script|style="/);
   });
 
   it('the API docs (Swagger UI injects <style> elements) allow inline styles, never inline scripts', async () => {

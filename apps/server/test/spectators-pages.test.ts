@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -249,6 +250,40 @@ describe('framing: the embed pages only', () => {
         expect(res.headers['content-security-policy'], url).toContain("frame-ancestors 'none'");
         expect(res.headers['x-frame-options'], url).toBe('DENY');
       }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('chooses the headers on the resolved path: /embed/../admin/devices is never framed (issue 24.11)', async () => {
+    // Sent raw over a socket: inject and fetch would resolve the dot segments before the server sees them.
+    const app = await build({});
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      const rawGet = (target: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = net.connect({ port, host: '127.0.0.1' }, () =>
+            socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`),
+          );
+          let text = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (c: string) => (text += c));
+          socket.on('close', () => resolve(text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase()));
+          socket.on('error', reject);
+        });
+      for (const target of [
+        '/embed/../admin/devices',
+        '/embed/%2e%2e/admin/devices',
+        '/embed/./../admin/devices?view=map',
+      ]) {
+        const head = await rawGet(target);
+        expect(head, target).toMatch(/^http\/1\.1 200/);
+        expect(head, target).toContain("frame-ancestors 'none'");
+        expect(head, target).toContain('x-frame-options: deny');
+      }
+      // A path that resolves into /embed/ is the embed page, as the browser will show it.
+      expect(await rawGet('/race/../embed/race/7')).toContain('frame-ancestors *');
     } finally {
       await app.close();
     }

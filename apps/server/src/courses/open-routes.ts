@@ -6,6 +6,7 @@ import { langQueryField, pickLanguage } from '../lib/language';
 import { renderCourseMapHtml } from './map-page';
 import { COURSE_MAP_TEXTS } from './map-texts';
 import { courseGeoJson, courseGpx, type CourseService } from './service';
+import { COURSE_MAP_CSP } from '../platform/security-headers';
 
 const keyQuery = z.object({
   key: z.string().max(100).optional().describe('Link key, needed only while the race is unapproved'),
@@ -70,7 +71,7 @@ const openCourseRoutes: FastifyPluginAsyncZod<{ courses: CourseService }> = asyn
       });
       return reply
         .type('text/html; charset=utf-8')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+        .header('content-security-policy', COURSE_MAP_CSP)
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'no-cache')
         .header('vary', 'Accept-Language')

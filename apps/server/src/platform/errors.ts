@@ -1,11 +1,14 @@
-import type { FastifyError } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validationMessage } from '@racebeacon/domain';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/errors';
 import { DATABASE_RETRY_AFTER_S, DatabaseOutage } from '../db/outage';
 import { newestAppliedMigration } from '../db/readiness';
+import type { Config } from '../config';
 import { HttpError } from '../lib/errors';
+import { securityHeaderValues } from './security-headers';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,3 +67,57 @@ export default fp(async (app) => {
     return reply.code(500).send({ error: 'internal_error', message: 'Something went wrong on our side.' });
   });
 });
+
+/**
+ * Answers Fastify gives before any hook runs, in our shape and with the security headers (issue 24.10): a URL that
+ * cannot be decoded (`/api/open/races/%E0%A4%A`) is 400 `invalid_url`, a path segment past the router's length
+ * 414 `url_too_long`; never Fastify's own body with its internal error code.
+ */
+export function frameworkErrors(config: Config) {
+  const headers = securityHeaderValues(config, config.embeddedIdp ? [] : [new URL(config.issuer).origin]);
+  return (err: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    void reply.headers(headers);
+    if (err.code === 'FST_ERR_BAD_URL')
+      return reply.code(400).send({
+        error: 'invalid_url',
+        message: 'The URL cannot be decoded: a % must be followed by two hex digits of valid UTF-8.',
+      });
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+      return reply.code(414).send({ error: 'url_too_long', message: 'A part of the URL is too long.' });
+    reply.log.error({ err }, 'framework error');
+    return reply.code(500).send({ error: 'internal_error', message: 'Something went wrong on our side.' });
+  };
+}
+
+/**
+ * Requests Node's HTTP parser refuses (malformed, headers too large, too slow): the answer is written on the socket
+ * directly, in our shape and with the security headers, and the connection is closed.
+ */
+export function clientErrorHandler(config: Config) {
+  const headers = securityHeaderValues(config, config.embeddedIdp ? [] : [new URL(config.issuer).origin]);
+  const head = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, reason, error, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time.']
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? [
+              431,
+              'Request Header Fields Too Large',
+              'headers_too_large',
+              'The request headers are too large.',
+            ]
+          : [400, 'Bad Request', 'bad_request', 'The request could not be read as HTTP/1.1.'];
+    const body = JSON.stringify({ error, message });
+    if (socket.writable && !(socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+      socket.end(
+        `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${head}\r\n${body}`,
+      );
+    }
+    socket.destroySoon();
+  };
+}

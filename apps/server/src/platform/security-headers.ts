@@ -128,6 +128,19 @@ export function contentSecurityPolicy(p: PolicyInput): string {
   ].join('; ');
 }
 
+/**
+ * The course map page's own policy (a page of our markup, no script, no request of its own): nothing but its
+ * stylesheet, by hash, and data: images; no base, no form, never framed.
+ */
+export const COURSE_MAP_CSP = [
+  `default-src 'none'`,
+  `style-src ${sha256(COURSE_MAP_STYLE)}`,
+  `img-src data:`,
+  `base-uri 'none'`,
+  `form-action 'none'`,
+  `frame-ancestors 'none'`,
+].join('; ');
+
 const SCRIPT_HASH = sha256(LOGOUT_SCRIPT);
 const STYLE_HASHES = [sha256(PAGE_STYLE), sha256(COURSE_MAP_STYLE), sha256(TEXT_PAGE_STYLE)];
 

@@ -9,6 +9,19 @@ const SILENT_RENEW_PATH = '/auth/silent-renew';
 /** The pages made for an <iframe> on a race's own site (/embed/race/{id}?view=…): the web app's embed routes. */
 export const EMBED_PREFIX = '/embed/';
 
+/**
+ * The path of a request URL as a browser resolves it: dot segments (`..`, `.`, `%2e%2e`) applied, backslashes read
+ * as slashes, repeated slashes collapsed, the query left out. What headers a page gets is decided on this.
+ */
+export function normalisedPath(rawUrl: string): string {
+  const raw = rawUrl.split('?')[0];
+  try {
+    return new URL(`http://h${raw.startsWith('/') ? '' : '/'}${raw}`).pathname.replace(/\/{2,}/g, '/');
+  } catch {
+    return '/';
+  }
+}
+
 export const webDist = fileURLToPath(new URL('../../../web/dist', import.meta.url));
 
 /** Built assets (hashed names, never changed in place): cached for a year, never revalidated. */
@@ -55,9 +68,12 @@ export default fp<{ root?: string }>(async (app, opts) => {
         .sendFile(url.slice(1), { maxAge: 31_536_000_000, immutable: true });
     }
     if (/\.[a-z0-9]+$/i.test(url)) return reply.header('vary', 'Accept-Encoding').sendFile(url.slice(1));
-    if (url === SILENT_RENEW_PATH) reply.securityHeaders({ frameAncestors: ["'self'"] });
+    // Headers are chosen on the path as a browser resolves it (`/embed/../admin/devices` is /admin/devices, and is
+    // never framed), not on the raw text.
+    const path = normalisedPath(request.url);
+    if (path === SILENT_RENEW_PATH) reply.securityHeaders({ frameAncestors: ["'self'"] });
     // The embeddable race views: framed by the race's own site (EMBED_FRAME_ANCESTORS), and only they.
-    if (url.startsWith(EMBED_PREFIX))
+    if (path.startsWith(EMBED_PREFIX))
       reply.securityHeaders({ frameAncestors: app.config.EMBED_FRAME_ANCESTORS });
     return sendIndex(reply);
   });
