@@ -7,7 +7,7 @@ import type { SignInFailure } from './errors';
 function reasonOf(failure: SignInFailure): string {
   const { error, description } = failure;
   if (description && error && description !== error) return `${description} (${error})`;
-  return description ?? error ?? '';
+  return description || error || failure.kind;
 }
 
 /**
