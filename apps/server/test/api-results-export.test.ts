@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   parseCsv,
@@ -7,7 +7,7 @@ import {
   type LeaderboardRow,
   type RunnerSplits,
 } from '@racebeacon/domain';
-import { races, runners } from '../src/db/schema';
+import { positions, races, runners } from '../src/db/schema';
 import { createTestApp, type TestContext } from './support/app';
 import { call } from './support/api';
 import { dbKinds } from './support/databases';
@@ -180,8 +180,15 @@ describe.each(dbKinds)('results CSV and GPX tracks (%s)', (kind) => {
     expect((await call(t, 'GET', url(r1.runnerId))).statusCode).toBe(404);
     await t.app.db.update(races).set({ trailsPublic: true }).where(eq(races.id, race.raceId));
 
-    // Fixes newer than the public delay are left out (the race started 120 min ago; a 70 min delay keeps 10, 30, 45).
+    // Fixes received within the public delay are left out: the delay counts from arrival, not from the fix time.
+    // All were stored just now, so a 70 min delay leaves none.
     await t.app.db.update(races).set({ publicDelayMin: 70 }).where(eq(races.id, race.raceId));
+    expect((await call(t, 'GET', url(r1.runnerId))).body).not.toContain('<trkpt');
+    // Received a second after they were taken (the race started 120 min ago; a 70 min delay keeps 10, 30, 45).
+    await t.app.db
+      .update(positions)
+      .set({ receivedAt: sql`${positions.fixTime} + interval '1 second'` })
+      .where(eq(positions.runnerId, r1.runnerId));
     const delayed = await call(t, 'GET', url(r1.runnerId));
     expect(parseGpx(delayed.body).points).toHaveLength(3);
     await t.app.db.update(races).set({ publicDelayMin: 0 }).where(eq(races.id, race.raceId));

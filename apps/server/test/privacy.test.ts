@@ -18,7 +18,7 @@ async function store(
   app: FastifyInstance,
   raceId: number,
   runner: SeededRunner,
-  fixes: { t: number; km: number }[],
+  fixes: { t: number; km: number; receivedMs?: number }[],
 ): Promise<void> {
   const rows = await app.db
     .insert(positions)
@@ -28,7 +28,7 @@ async function store(
         raceId,
         runnerId: runner.runnerId,
         fixTime: new Date(f.t),
-        receivedAt: new Date(f.t + 1000),
+        receivedAt: new Date(f.receivedMs ?? f.t + 1000),
         ...pointAlong(f.km * 1000),
         source: 'osmand',
       })),
@@ -296,6 +296,140 @@ describe.each(dbKinds)('privacy of runners (%s)', (kind) => {
       expect(gpx.statusCode).toBe(404);
     } finally {
       await setRace({ TrailsPublic: true });
+    }
+  });
+
+  it('private trails: the replay never gives a past dot (only the current one), so sampling `at` rebuilds nothing', async () => {
+    const [r1] = race.runners;
+    const replayAt = async (at?: number) => {
+      const q = at === undefined ? '' : `?at=${encodeURIComponent(new Date(at).toISOString())}`;
+      const res = await call(t, 'GET', `/api/open/races/${race.raceId}/replay${q}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{
+        At: string;
+        To: string;
+        Leaderboard: LeaderboardRow[];
+        Positions: RunnerPositions[];
+      }>();
+    };
+    // Public trails: a past moment has the dot of then.
+    const open = await replayAt(now - 20 * MIN);
+    expect(posOf(open.Positions, r1).Latest?.[0]).toBe(now - 30 * MIN);
+    await setRace({ TrailsPublic: false });
+    try {
+      // Every minute of the race: no dot, no trail, no row position, while the progress stays.
+      for (let at = now - 50 * MIN; at < now - 1 * MIN; at += 5 * MIN) {
+        const past = await replayAt(at);
+        expect(past.Positions.every((p) => p.Latest === null && p.Trail.length === 0)).toBe(true);
+        expect(past.Leaderboard.every((r) => r.Latitude === null && r.Longitude === null)).toBe(true);
+        expect(past.Leaderboard.every((r) => (r.EstimatedLatitude ?? null) === null)).toBe(true);
+      }
+      const past = await replayAt(now - 20 * MIN);
+      expect(rowOf(past.Leaderboard, r1).DistanceKm).toBeCloseTo(2, 1);
+      // The current moment (To): the dot the live map shows, without a trail.
+      const current = await replayAt();
+      expect(posOf(current.Positions, r1).Latest?.[0]).toBe(now - 1 * MIN);
+      expect(posOf(current.Positions, r1).Trail).toEqual([]);
+      expect(rowOf(current.Leaderboard, r1).Latitude).toBeCloseTo(pointAlong(5000).lat, 5);
+    } finally {
+      await setRace({ TrailsPublic: true });
+    }
+  });
+
+  it('the delay counts from arrival: a device whose clock is 30 min slow is not in GPX, splits or results before its fix is delay-old', async () => {
+    const slow = await seedLiveRace(t.app.db, {
+      runners: 1,
+      clockStartMs: now - 60 * MIN,
+      keyPrefix: 'slow',
+    });
+    const [r] = slow.runners;
+    const put = await call(t, 'PUT', `/api/director/races/${slow.raceId}`, {
+      token: owner,
+      body: { Name: 'Slow Clock Race', PublicDelayMin: 10 },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    // A fix 55 minutes ago at 1 km (received then); then one taken now past Aid 1 (5 km), dated 30 minutes ago by
+    // the device's slow clock and received now.
+    await store(t.app, slow.raceId, r, [{ t: now - 55 * MIN, km: 1 }]);
+    await store(t.app, slow.raceId, r, [{ t: now - 30 * MIN, km: 6, receivedMs: Date.now() }]);
+    const live = async () =>
+      (await call(t, 'GET', `/api/open/races/${slow.raceId}/leaderboard`, { token: owner })).json<
+        LeaderboardRow[]
+      >();
+    await expect.poll(async () => (await live())[0].DistanceKm).toBeCloseTo(6, 1);
+
+    // The leaderboard waits (as before); so do the GPX track, the splits and the results file.
+    const board = (await call(t, 'GET', `/api/open/races/${slow.raceId}/leaderboard`)).json<
+      LeaderboardRow[]
+    >();
+    expect(board[0].DistanceKm).toBeCloseTo(1, 1);
+    const gpx = await call(t, 'GET', `/api/open/races/${slow.raceId}/runners/${r.runnerId}/track.gpx`);
+    expect(gpx.statusCode).toBe(200);
+    expect(gpx.body.match(/<trkpt /g)).toHaveLength(1);
+    expect(gpx.body).not.toContain(new Date(now - 30 * MIN).toISOString().slice(0, 19));
+    const checkpoints = (await call(t, 'GET', `/api/open/races/${slow.raceId}/checkpoints`)).json<
+      { CheckpointId: number; Name: string }[]
+    >();
+    const aidId = checkpoints.find((c) => c.Name === 'Aid 1')!.CheckpointId;
+    const splitsOf = async (token?: string) =>
+      (await call(t, 'GET', `/api/open/races/${slow.raceId}/splits`, { token })).json<RunnerSplits[]>()[0]
+        .Splits;
+    expect((await splitsOf()).map((x) => x.CheckpointId)).not.toContain(aidId);
+    expect((await splitsOf(owner)).map((x) => x.CheckpointId)).toContain(aidId);
+    const csv = (await call(t, 'GET', `/api/open/races/${slow.raceId}/results.csv`)).body;
+    const header = csv.split('\r\n')[0].split(',');
+    const line = csv
+      .split('\r\n')
+      .find((l) => l.includes(`Runner${r.bib}`))!
+      .split(',');
+    expect(Number(line[header.indexOf('DistanceKm')])).toBeCloseTo(1, 1);
+    expect(line[header.findIndex((h) => h.startsWith('Aid 1'))]).toBe('');
+  });
+
+  it('hiding a runner or adding a delay applies from the 200: reads and the stream give nothing newer after it', async () => {
+    const [, r2, r3] = race.runners;
+    const sse = await connectSse(`${base}/api/open/races/${race.raceId}/live`);
+    try {
+      await sse.next((e) => e.event === 'snapshot');
+      const res = await call(t, 'PUT', runnerUrl(r2), {
+        token: owner,
+        body: runnerBody(r2, { HidePosition: true }),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      // The very next reads: no position.
+      expect(posOf(await positionsOf(), r2)).toEqual({ RunnerId: r2.runnerId, Latest: null, Trail: [] });
+      expect(rowOf(await leaderboard(), r2).Latitude).toBeNull();
+      // A fix right after the answer never reaches the public stream (nor any position of the runner).
+      const mark = sse.events.length;
+      const fresh = Date.now() - 300;
+      await store(t.app, race.raceId, r2, [{ t: fresh, km: 3.5 }]);
+      await expect
+        .poll(async () => rowOf(await leaderboard(owner), r2).DistanceKm, { timeout: 10_000 })
+        .toBeCloseTo(3.5, 1);
+      // The rebuilt race's public snapshot, then two turns of the public view.
+      await sse.next((e) => e.event === 'snapshot');
+      const ticks = t.app.publicView.ticks;
+      await expect.poll(() => t.app.publicView.ticks, { timeout: 15_000 }).toBeGreaterThanOrEqual(ticks + 2);
+      const sent = sse.events
+        .slice(mark)
+        .map((e) => e.data)
+        .join('');
+      expect(sent).not.toContain(String(fresh));
+      expect(sent).not.toContain(String(pointAlong(3500).lat));
+      expect(sent).not.toContain(String(pointAlong(3000).lat));
+
+      // A delay: the next read is already late (runner 3: 2.5 km 20 min ago, 4 km 2 min ago).
+      const delayed = await call(t, 'PUT', raceUrl(), {
+        token: owner,
+        body: raceBody({ PublicDelayMin: 10 }),
+      });
+      expect(delayed.statusCode, delayed.body).toBe(200);
+      expect(rowOf(await leaderboard(), r3).DistanceKm).toBeCloseTo(2.5, 1);
+      expect(JSON.stringify(await positionsOf())).not.toContain(String(now - 2 * MIN));
+    } finally {
+      sse.close();
+      await setRace({ PublicDelayMin: 0 });
+      await setHidden(r2, false);
     }
   });
 

@@ -257,7 +257,8 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
     const french = await subscribe(b3, delayed.raceId, [r.runnerId], { Kinds: ['checkpoint'], Locale: 'fr' });
     expect(french.statusCode).toBe(201);
     expect(french.json()).toMatchObject({ Kinds: ['checkpoint'], Locale: 'fr' });
-    // Passes Aid 1 about 10 min ago: public in 20 min.
+    // Passes Aid 1 about 10 min ago by the fix times, all received now: the passing is public 30 min after its
+    // arrival (the delay counts from when the server received it, not from the device's clock), not in 20 min.
     await postFixes(t.app, delayed.raceId, r, [{ t: Date.now(), ...pointAlong(6000) }]);
     await waitFor(
       async () => (await t.app.live.splits(delayed.raceId))[0].Splits.length,
@@ -267,6 +268,9 @@ describe.each(dbKinds)('Web Push notifications (%s)', (kind) => {
     await job.runOnce();
     expect(messages(b3)).toHaveLength(0);
     clock = 25;
+    await job.runOnce();
+    expect(messages(b3)).toHaveLength(0);
+    clock = 31;
     await job.runOnce();
     await push.waitFor(b3.id, 1);
     expect(messages(b3)).toMatchObject([

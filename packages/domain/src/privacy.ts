@@ -5,8 +5,9 @@ import type { LeaderboardRow, RunnerPositions, TrailPoint } from './live-message
  * and stream, the text view, embeds, the results file, replay, the flow chart and a runner's GPX track. The director
  * and admins (race HQ) read the race unmodified.
  *
- * - `publicDelayMin`: the public sees the race as it was that many minutes ago (0: live).
- * - `trailsPublic`: false: no trails for the public (the runner's current dot stays).
+ * - `publicDelayMin`: the public sees the race as it was that many minutes ago (0: live), every time counted from
+ *   when the server received it (not the device's clock).
+ * - `trailsPublic`: false: no trails for the public (the runner's current dot stays; no past dot, e.g. in replay).
  * - `hiddenRunnerIds`: runners who hide their live position: their row stays on the leaderboard by progress, with no
  *   dot (no latitude/longitude, estimated or real) and no trail.
  */
@@ -56,15 +57,34 @@ export function trailIsPublic(p: RacePrivacy, runnerId: number): boolean {
   return p.trailsPublic && !p.hiddenRunnerIds.has(runnerId);
 }
 
-/** A leaderboard row as the public sees it: a hidden runner keeps the row (progress, rank) without any position. */
-export function publicRow(p: RacePrivacy, row: LeaderboardRow): LeaderboardRow {
-  if (positionIsPublic(p, row.RunnerId)) return row;
+/**
+ * Whether the public may see a runner's dot at a past moment `atMs` (replay) when the public's current moment is
+ * `currentMs` (now − delay, or the end of the race): never for a hidden runner; with a private trail only the current
+ * dot (`atMs` ≥ `currentMs`), which the live map shows anyway — a dot per past moment would rebuild the trail.
+ */
+export function positionAtIsPublic(
+  p: RacePrivacy,
+  runnerId: number,
+  atMs: number,
+  currentMs: number,
+): boolean {
+  if (!positionIsPublic(p, runnerId)) return false;
+  return trailIsPublic(p, runnerId) || atMs >= currentMs;
+}
+
+/** A leaderboard row without any position (real or estimated); progress, rank and times stay. */
+export function rowWithoutPosition(row: LeaderboardRow): LeaderboardRow {
   const out: LeaderboardRow = { ...row, Latitude: null, Longitude: null };
   if (row.EstimatedLatitude != null || row.EstimatedLongitude != null) {
     out.EstimatedLatitude = null;
     out.EstimatedLongitude = null;
   }
   return out;
+}
+
+/** A leaderboard row as the public sees it: a hidden runner keeps the row (progress, rank) without any position. */
+export function publicRow(p: RacePrivacy, row: LeaderboardRow): LeaderboardRow {
+  return positionIsPublic(p, row.RunnerId) ? row : rowWithoutPosition(row);
 }
 
 export function publicRows(p: RacePrivacy, rows: LeaderboardRow[]): LeaderboardRow[] {
@@ -90,4 +110,24 @@ export function publicUntil<T>(p: RacePrivacy, nowMs: number, items: T[], timeOf
   if (p.publicDelayMin === 0) return items;
   const until = publicMoment(p, nowMs);
   return items.filter((i) => timeOf(i) <= until);
+}
+
+/**
+ * The stricter of two privacies: the longer delay, trails public only when both say so, hidden when either hides.
+ * A change read before the race's state is rebuilt is applied this way at once (privacy/, issue 24): tightening
+ * takes effect immediately, loosening with the rebuild.
+ */
+export function stricterPrivacy(a: RacePrivacy, b: RacePrivacy): RacePrivacy {
+  return {
+    publicDelayMin: Math.max(a.publicDelayMin, b.publicDelayMin),
+    trailsPublic: a.trailsPublic && b.trailsPublic,
+    hiddenRunnerIds: new Set([...a.hiddenRunnerIds, ...b.hiddenRunnerIds]),
+  };
+}
+
+export function samePrivacy(a: RacePrivacy, b: RacePrivacy): boolean {
+  if (a.publicDelayMin !== b.publicDelayMin || a.trailsPublic !== b.trailsPublic) return false;
+  if (a.hiddenRunnerIds.size !== b.hiddenRunnerIds.size) return false;
+  for (const id of a.hiddenRunnerIds) if (!b.hiddenRunnerIds.has(id)) return false;
+  return true;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isOpenPrivacy,
   OPEN_PRIVACY,
+  positionAtIsPublic,
   positionIsPublic,
   publicMoment,
   publicPositions,
@@ -9,6 +10,8 @@ import {
   publicRows,
   publicUntil,
   racePrivacy,
+  samePrivacy,
+  stricterPrivacy,
   trailIsPublic,
   type LeaderboardRow,
   type RunnerPositions,
@@ -102,5 +105,32 @@ describe('privacy of runners: the public rules', () => {
     const times = [80, 89, 90, 91, 99].map((m) => m * 60_000);
     expect(publicUntil(delayed, now, times, (t) => t)).toEqual([80, 89, 90].map((m) => m * 60_000));
     expect(publicUntil(hidden, now, times, (t) => t)).toBe(times);
+  });
+
+  it('a past dot is public only with a public trail; the current one unless hidden', () => {
+    const closed = racePrivacy({ trailsPublic: false }, [{ id: 2, hidePosition: true }]);
+    const open = racePrivacy({}, [{ id: 2, hidePosition: true }]);
+    // Runner 1, private trails: the current moment only.
+    expect(positionAtIsPublic(closed, 1, 900, 1000)).toBe(false);
+    expect(positionAtIsPublic(closed, 1, 1000, 1000)).toBe(true);
+    expect(positionAtIsPublic(open, 1, 900, 1000)).toBe(true);
+    // Runner 2 hides: never.
+    expect(positionAtIsPublic(open, 2, 1000, 1000)).toBe(false);
+    expect(positionAtIsPublic(closed, 2, 1000, 1000)).toBe(false);
+  });
+
+  it('the stricter of two privacies: longer delay, trails only if both, hidden if either', () => {
+    const a = racePrivacy({ publicDelayMin: 5 }, [{ id: 1, hidePosition: true }]);
+    const b = racePrivacy({ publicDelayMin: 2, trailsPublic: false }, [{ id: 3, hidePosition: true }]);
+    const s = stricterPrivacy(a, b);
+    expect([s.publicDelayMin, s.trailsPublic, [...s.hiddenRunnerIds].sort()]).toEqual([5, false, [1, 3]]);
+    expect(samePrivacy(stricterPrivacy(a, a), a)).toBe(true);
+    expect(samePrivacy(s, a)).toBe(false);
+    expect(
+      samePrivacy(
+        racePrivacy({}, [{ id: 1, hidePosition: true }]),
+        racePrivacy({}, [{ id: 2, hidePosition: true }]),
+      ),
+    ).toBe(false);
   });
 });

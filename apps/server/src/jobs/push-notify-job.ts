@@ -11,7 +11,7 @@ export const PUSH_NOTIFY_JOB = 'push-notify';
 
 export interface PushNotifyJobOptions {
   db: Db;
-  live: Pick<LiveService, 'state'>;
+  live: Pick<LiveService, 'state' | 'publicRaceAt'>;
   log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
   /** The VAPID subject (PUSH_SUBJECT). */
   subject: string;

@@ -1,4 +1,4 @@
-import { prepareCourse } from '@racebeacon/domain';
+import { prepareCourse, type RacePrivacy } from '@racebeacon/domain';
 import type { Db } from '../db/client';
 import type { LiveEvent } from '../events/bus';
 import { notFound } from '../lib/errors';
@@ -8,7 +8,13 @@ import { toSplitCheckpoint } from '../checkpoints/service';
 import { mergeCheckinFixes } from './checkin-fixes';
 import { RaceLive } from './race-live';
 import type { LiveFix } from './runner-live';
-import { findCourseGeometry, findLiveRace, listLiveRunners, listRaceFixes } from './repository';
+import {
+  findCourseGeometry,
+  findLiveRace,
+  findRacePrivacy,
+  listLiveRunners,
+  listRaceFixes,
+} from './repository';
 
 /** One race's live state in memory, with what its viewers were sent. */
 export interface RaceEntry {
@@ -22,6 +28,14 @@ export interface RaceEntry {
   ring: { seq: number; message: Buffer }[];
   snapshot: { version: number; bucket: number; seq: number; message: Buffer } | null;
   leaderboardJson: { version: number; bucket: number; body: Buffer } | null;
+  /**
+   * Set from a `race-updated` until the race's privacy was read again (`holdForPrivacy`): meanwhile nothing goes to
+   * the public (the stream waits, readers wait), so a privacy change applies from the moment it is answered.
+   */
+  privacyHold: Promise<void> | null;
+  privacySeq: number;
+  /** The public's view changed, or a snapshot was not sent, while held: viewers get a new snapshot when released. */
+  privacyOwed: boolean;
 }
 
 interface Loading {
@@ -41,6 +55,8 @@ export interface RaceCacheOptions {
   rebuilt(entry: RaceEntry): void;
   /** A race in memory is no longer public: its viewers are told and their streams end. */
   gone(raceId: number): void;
+  /** A race's privacy hold ended (`holdForPrivacy`); `owed`: its viewers need a new snapshot. */
+  released(entry: RaceEntry, owed: boolean): void;
 }
 
 /**
@@ -56,12 +72,48 @@ export class RaceCache {
 
   constructor(private readonly opts: RaceCacheOptions) {}
 
-  /** The race's state, loading it if needed; 404 when it does not exist or is not public. */
+  /**
+   * The race's state, loading it if needed; 404 when it does not exist or is not public. While its privacy is being
+   * read again after a change (`holdForPrivacy`, a few milliseconds), readers wait for it.
+   */
   async require(raceId: number): Promise<RaceEntry> {
-    const entry = await this.get(raceId);
+    let entry = await this.get(raceId);
+    while (entry?.privacyHold) {
+      await entry.privacyHold;
+      entry = this.races.get(raceId) ?? entry;
+    }
     if (!entry) throw notFound(`Race ${raceId} was not found or is not public.`, 'race_not_found');
     entry.lastUsed = this.opts.now();
     return entry;
+  }
+
+  /**
+   * A `race-updated` of a race in memory: the race, its runners or their privacy may have changed, and the rebuild
+   * that follows takes from 100 ms to seconds. Until the privacy was read again (one small query) the race's public
+   * output is held — nothing is sent to the public, readers wait — and the privacy read is applied at once the
+   * stricter way (`RaceLive.tightenPrivacy`; loosening waits for the rebuild). Every process does this when the event
+   * reaches it: the process that made the change before answering, the others as soon as they are told.
+   */
+  holdForPrivacy(entry: RaceEntry, owed = false): void {
+    const raceId = entry.live.race.id;
+    const seq = ++entry.privacySeq;
+    if (owed) entry.privacyOwed = true;
+    entry.privacyHold = findRacePrivacy(this.opts.db, raceId)
+      .catch((err: unknown) => {
+        this.opts.log?.warn(
+          { err, raceId },
+          'race privacy read failed; nobody’s position is public until rebuilt',
+        );
+        return null;
+      })
+      .then((read) => {
+        if (entry.live.tightenPrivacy(read ?? closedPrivacy(entry.live))) entry.privacyOwed = true;
+        if (entry.privacySeq !== seq) return; // a later change is being read
+        entry.privacyHold = null;
+        const owedNow = entry.privacyOwed;
+        entry.privacyOwed = false;
+        if (this.races.get(raceId) === entry && !this.closed) this.opts.released(entry, owedNow);
+      });
   }
 
   /** The race's state if it is in memory now. */
@@ -198,6 +250,8 @@ export class RaceCache {
     }
     const entry: RaceEntry = { ...newEntry(live, old.lastUsed), seq: old.seq, lastFlush: old.lastFlush };
     this.races.set(raceId, entry);
+    // A change announced while the database was read may be newer than what was read: held until its privacy is.
+    if (loading.queued.some((e) => e.type === 'race-updated')) this.holdForPrivacy(entry);
     this.opts.rebuilt(entry);
     for (const e of loading.queued) this.opts.apply(e);
   }
@@ -214,5 +268,13 @@ function newEntry(live: RaceLive, lastUsed: number): RaceEntry {
     ring: [],
     snapshot: null,
     leaderboardJson: null,
+    privacyHold: null,
+    privacySeq: 0,
+    privacyOwed: false,
   };
+}
+
+/** What the public may see when the privacy could not be read: no position and no trail of anybody. */
+function closedPrivacy(live: RaceLive): RacePrivacy {
+  return { ...live.privacy, trailsPublic: false, hiddenRunnerIds: new Set(live.runnerIds()) };
 }

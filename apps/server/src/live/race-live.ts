@@ -13,6 +13,8 @@ import {
   type PreparedCourse,
   type RaceClock,
   racePrivacy,
+  samePrivacy,
+  stricterPrivacy,
   type RacePrivacy,
   type RunnerPositions,
   type TrailPoint,
@@ -106,8 +108,13 @@ export class RaceLive {
   readonly settings: AlertSettings;
   /** The race's checkpoints in course order. */
   readonly checkpoints: SplitCheckpoint[];
-  /** What the public may see (privacy/public-view.ts); a change of it rebuilds the state (race-updated). */
-  readonly privacy: RacePrivacy;
+  /**
+   * What the public may see (privacy/public-view.ts); a change of it rebuilds the state (race-updated), and is
+   * applied here before that, the stricter way, as soon as it is read (`tightenPrivacy`, live/race-cache.ts).
+   */
+  privacy: RacePrivacy;
+  /** Moves each time `privacy` changes in place: the public view's cached answers depend on it. */
+  privacyStamp = 0;
   private lastRowKeys = new Map<number, string>();
   private lastRanks = new Map<number, number | null>();
   private cachedRows: { version: number; bucket: number; rows: LeaderboardRow[] } | null = null;
@@ -158,6 +165,10 @@ export class RaceLive {
 
   hasRunner(runnerId: number): boolean {
     return this.runners.has(runnerId);
+  }
+
+  runnerIds(): number[] {
+    return [...this.runners.keys()];
   }
 
   /**
@@ -228,6 +239,15 @@ export class RaceLive {
     if (label === r.batteryState) return false;
     r.batteryState = label;
     this.version++;
+    return true;
+  }
+
+  /** Applies a privacy read after this state was built, the stricter way; true when the public's view changed. */
+  tightenPrivacy(read: RacePrivacy): boolean {
+    const next = stricterPrivacy(this.privacy, read);
+    if (samePrivacy(next, this.privacy)) return false;
+    this.privacy = next;
+    this.privacyStamp++;
     return true;
   }
 

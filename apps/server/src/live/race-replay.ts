@@ -9,17 +9,20 @@ import {
   type LeaderboardRow,
   type LeaderboardRunner,
   type PreparedCourse,
-  positionIsPublic,
+  positionAtIsPublic,
   publicRows,
+  rowWithoutPosition,
   type RacePrivacy,
   type ReplayAnswer,
   type RunnerPositions,
+  type RunnerSplits,
   type TrailPoint,
 } from '@racebeacon/domain';
 import type { CheckpointRow } from '../checkpoints/repository';
 import type { RaceLive } from './race-live';
 import type { LiveRunnerRow } from './repository';
 import { replayFlow } from './replay-flow';
+import { splitsOf } from './race-splits';
 import { ReplayRaceOps } from './replay-ops';
 import type { CheckinPassingRow, ReceivedFixRow, StatusChangeRow } from './replay-repository';
 import {
@@ -160,7 +163,7 @@ export class RaceReplay {
   /**
    * The race at `atMs` (clamped to the range) with trails of at most `trail` fixes, as public as the race allows:
    * `nowMs` already set back by the public delay, no trails when they are private, no position for a runner who hides
-   * it.
+   * it, and with private trails no position before the current moment (`To`): only the dot the live map shows.
    */
   at(requestedMs: number, nowMs: number, trail: number, privacy?: RacePrivacy): ReplayAnswer {
     const { fromMs, toMs } = this.range(nowMs);
@@ -171,6 +174,7 @@ export class RaceReplay {
     const input: LeaderboardRunner[] = [];
     const Positions: RunnerPositions[] = [];
     const noCourseRows: LeaderboardRow[] = [];
+    const withoutDot = new Set<number>();
     for (const r of this.runners) {
       // Raw states: buildLeaderboard refreshes them for atMs.
       const got = this.timelines.get(r.info.id)?.rawAt(atMs);
@@ -184,8 +188,10 @@ export class RaceReplay {
           break;
         }
       }
-      // The public rules (packages/domain privacy.ts): no dot for a hidden runner, no trail when not public.
-      const hidden = privacy ? !positionIsPublic(privacy, r.info.id) : false;
+      // The public rules (packages/domain privacy.ts): no dot for a hidden runner, no trail when not public, and
+      // then no dot at a past moment either (only the current one, at To): sampling `at` would rebuild the trail.
+      const hidden = privacy ? !positionAtIsPublic(privacy, r.info.id, atMs, toMs) : false;
+      if (hidden) withoutDot.add(r.info.id);
       const Trail: TrailPoint[] = [];
       const from = privacy && !trailIsPublic(privacy, r.info.id) ? count : Math.max(0, count - trail);
       for (let i = from; i < count; i++) Trail.push([fixes[i].t, fixes[i].lat, fixes[i].lon]);
@@ -214,7 +220,9 @@ export class RaceReplay {
           atMs,
         )
       : noCourseRows;
-    const Leaderboard = privacy ? publicRows(privacy, rows) : rows;
+    let Leaderboard = privacy ? publicRows(privacy, rows) : rows;
+    if (withoutDot.size > 0)
+      Leaderboard = Leaderboard.map((row) => (withoutDot.has(row.RunnerId) ? rowWithoutPosition(row) : row));
     return {
       At: new Date(atMs).toISOString(),
       From: fromMs === null ? null : new Date(fromMs).toISOString(),
@@ -222,6 +230,20 @@ export class RaceReplay {
       Leaderboard,
       Positions,
     };
+  }
+
+  /**
+   * Every runner's splits as they were known at `atMs`: from the fixes and check-ins the server had received by then
+   * (a passing told late, or by a device whose clock is behind, counts from its arrival), as the live splits.
+   */
+  splitsAt(atMs: number): RunnerSplits[] {
+    const course = this.live.course;
+    const runners = this.runners.map((r) => ({
+      ...r,
+      state: (course && this.timelines.get(r.info.id)?.rawAt(atMs).state) || null,
+      checkins: this.ops.checkinsAt(r.info.id, atMs),
+    }));
+    return splitsOf(runners, this.live.checkpoints, this.live.clock);
   }
 
   /** Every runner's distance against time for the race-flow chart, with the checkpoints (or course waypoints). */

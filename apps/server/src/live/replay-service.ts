@@ -1,4 +1,10 @@
-import { publicMoment, type FlowAnswer, type ReplayAnswer } from '@racebeacon/domain';
+import {
+  publicMoment,
+  type FlowAnswer,
+  type LeaderboardRow,
+  type ReplayAnswer,
+  type RunnerSplits,
+} from '@racebeacon/domain';
 import { listCheckpoints } from '../checkpoints/repository';
 import type { Db } from '../db/client';
 import { RaceReplay, REREAD_ID_WINDOW } from './race-replay';
@@ -43,6 +49,27 @@ export class ReplayService {
     const { privacy } = await this.opts.live.state(raceId);
     const now = publicMoment(privacy, this.now());
     return replay.at(atMs ?? now, now, trail, privacy);
+  }
+
+  /** Every runner's splits as the public knows them: from what the server received by now − the public delay. */
+  async publicSplits(raceId: number): Promise<RunnerSplits[]> {
+    const replay = await this.current(raceId);
+    const { privacy } = await this.opts.live.state(raceId);
+    return replay.splitsAt(publicMoment(privacy, this.now()));
+  }
+
+  /**
+   * The leaderboard rows (without positions) and splits the public reads at `nowMs` of the caller's clock (the push
+   * notifier's): the race as received by `nowMs` − the public delay.
+   */
+  async publicRaceAt(
+    raceId: number,
+    nowMs: number,
+  ): Promise<{ rows: LeaderboardRow[]; splits: RunnerSplits[] }> {
+    const replay = await this.current(raceId);
+    const { privacy } = await this.opts.live.state(raceId);
+    const moment = publicMoment(privacy, nowMs);
+    return { rows: replay.at(moment, moment, 0, privacy).Leaderboard, splits: replay.splitsAt(moment) };
   }
 
   async flow(raceId: number): Promise<FlowAnswer> {

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { racePrivacy, type RacePrivacy } from '@racebeacon/domain';
 import type { DbOrTx } from '../db/client';
 import { courses, devices, positions, races, runners, type CourseGeometry } from '../db/schema';
 
@@ -128,4 +129,24 @@ export async function listRaceFixes(db: DbOrTx, raceId: number): Promise<LiveFix
     batteryPercent: r.batteryPercent,
     batteryState: r.batteryState,
   }));
+}
+
+/**
+ * The race's privacy as stored now (its settings and the runners who hide their position): read on every
+ * `race-updated`, ahead of the rebuild, so a privacy change applies before its answer (live/race-cache.ts).
+ */
+export async function findRacePrivacy(db: DbOrTx, raceId: number): Promise<RacePrivacy | null> {
+  const [race] = await db
+    .select({ publicDelayMin: races.publicDelayMin, trailsPublic: races.trailsPublic })
+    .from(races)
+    .where(eq(races.id, raceId));
+  if (!race) return null;
+  const hidden = await db
+    .select({ id: runners.id })
+    .from(runners)
+    .where(and(eq(runners.raceId, raceId), eq(runners.hidePosition, true)));
+  return racePrivacy(
+    race,
+    hidden.map((r) => ({ id: r.id, hidePosition: true })),
+  );
 }

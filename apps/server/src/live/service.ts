@@ -109,18 +109,14 @@ export class LiveService {
       log: opts.log,
       apply: (e) => this.onEvent(e),
       rebuilt: (entry) => {
-        const raceId = entry.live.race.id;
-        const priv = this.isPrivate(entry);
-        if (priv) this.privateStream!.rebuilt(raceId);
-        // A private race's live snapshot is made only for its ticket holders, if any (a large race's costs).
-        if (!priv || this.hub.viewerCount(raceId, CHANNEL.liveFirst) > 0)
-          this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), this.liveChannels(priv, false));
-        if (this.compactViewers(raceId) > 0)
-          this.hub.broadcast(
-            raceId,
-            compactSnapshotMessage(entry, this.now()),
-            this.liveChannels(priv, true),
-          );
+        // Held (a newer change is being read): the snapshots go out when it is released.
+        if (entry.privacyHold) entry.privacyOwed = true;
+        else this.announce(entry);
+      },
+      released: (entry, owed) => {
+        // The privacy changed in place, or a snapshot was held back: every viewer gets a new one. Then what waited.
+        if (owed) this.announce(entry);
+        this.scheduleFlush(entry);
       },
       gone: (raceId) => {
         this.hub.broadcast(raceId, goneMessage(raceId));
@@ -136,6 +132,28 @@ export class LiveService {
     this.sweeper.unref();
     this.ticker = setInterval(() => this.tick(), opts.tickMs ?? 15_000);
     this.ticker.unref();
+  }
+
+  /** A new snapshot for every viewer of the race (rebuilt, or its privacy changed): the public's as it may see it. */
+  private announce(entry: RaceEntry): void {
+    const raceId = entry.live.race.id;
+    const priv = this.isPrivate(entry);
+    if (priv) this.privateStream!.rebuilt(raceId);
+    // A private race's live snapshot is made only for its ticket holders, if any (a large race's costs).
+    if (!priv || this.hub.viewerCount(raceId, CHANNEL.liveFirst) > 0)
+      this.hub.broadcast(raceId, snapshotMessage(entry, this.now()), this.liveChannels(priv, false));
+    if (this.compactViewers(raceId) > 0)
+      this.hub.broadcast(raceId, compactSnapshotMessage(entry, this.now()), this.liveChannels(priv, true));
+  }
+
+  /**
+   * Whether what the public view computed from `live` with privacy stamp `stamp` may still be sent: the race was not
+   * rebuilt, its privacy did not change and is not being read again since (privacy/public-view.ts checks before
+   * every broadcast).
+   */
+  publicViewCurrent(raceId: number, live: RaceLive, stamp: number): boolean {
+    const entry = this.cache.loaded(raceId);
+    return !!entry && entry.live === live && !entry.privacyHold && live.privacyStamp === stamp;
   }
 
   /** Set by the privacy module: the streams of races whose live state is not public as it is. */
@@ -270,17 +288,31 @@ export class LiveService {
     const slot = this.admission.admit(clientIp);
     let entry: RaceEntry;
     let privateSnapshot: Buffer | null = null;
+    let privateStamp = -1;
     try {
       entry = await this.cache.require(raceId);
       // Privacy: the public view's own snapshot (never a resume of live messages).
-      if (!readsLive && this.isPrivate(entry)) privateSnapshot = await this.privateStream!.snapshot(raceId);
+      if (!readsLive && this.isPrivate(entry)) {
+        privateStamp = entry.live.privacyStamp;
+        privateSnapshot = await this.privateStream!.snapshot(raceId);
+      }
     } catch (err) {
       slot.release();
       throw err;
     }
+    const wasPrivate = privateSnapshot !== null;
     return (res) => {
       let initial: Buffer[];
-      if (privateSnapshot) initial = [privateSnapshot];
+      const now = this.cache.loaded(raceId);
+      // Rebuilt, or its privacy changed or is being read again, since: nothing from before; a new snapshot below.
+      const stale =
+        !readsLive &&
+        (now !== entry ||
+          !!entry.privacyHold ||
+          this.isPrivate(entry) !== wasPrivate ||
+          (wasPrivate && entry.live.privacyStamp !== privateStamp));
+      if (stale) initial = [];
+      else if (privateSnapshot) initial = [privateSnapshot];
       else if (compact) {
         // The viewers already there get what changed, so the baseline is the race now: then a resume or snapshot.
         this.compactFlush(entry, false);
@@ -303,6 +335,10 @@ export class LiveService {
             ? CHANNEL.compact
             : CHANNEL.first,
       );
+      if (stale && now) {
+        if (now.privacyHold) now.privacyOwed = true;
+        else this.announce(now);
+      }
     };
   }
 
@@ -356,7 +392,11 @@ export class LiveService {
     if (this.cache.queueIfLoading(e.raceId, e)) return;
     const entry = this.cache.loaded(e.raceId);
     if (!entry) return; // not in memory: the next reader loads it from the database, the event's data included
-    if (e.type === 'race-updated') return this.cache.scheduleReload(e.raceId);
+    if (e.type === 'race-updated') {
+      // Hiding a runner or adding a delay applies from now: the public gets nothing until the privacy is read again.
+      this.cache.holdForPrivacy(entry);
+      return this.cache.scheduleReload(e.raceId);
+    }
     if (e.type === 'checkin') return this.onCheckin(entry, e);
     if ((e.type !== 'position' && e.type !== 'battery') || e.runnerId === null) return;
     if (!entry.live.hasRunner(e.runnerId)) {
@@ -422,7 +462,8 @@ export class LiveService {
   private flush(entry: RaceEntry) {
     entry.flushTimer = null;
     const raceId = entry.live.race.id;
-    if (this.closed || this.cache.loaded(raceId) !== entry) return;
+    // Held for a privacy read: sent when released (RaceCache.holdForPrivacy), to the channels the privacy then allows.
+    if (this.closed || this.cache.loaded(raceId) !== entry || entry.privacyHold) return;
     const now = this.now();
     entry.lastFlush = now;
     const message = updateMessage(entry, now);
@@ -449,7 +490,7 @@ export class LiveService {
    */
   private compactFlush(entry: RaceEntry, fromTimer: boolean) {
     const raceId = entry.live.race.id;
-    if (this.closed || this.cache.loaded(raceId) !== entry) return;
+    if (this.closed || this.cache.loaded(raceId) !== entry || entry.privacyHold) return;
     if (fromTimer && this.compactViewers(raceId) === 0) return dropCompactState(entry);
     const message = compactUpdateMessage(entry, this.now());
     if (message) this.hub.broadcast(raceId, message, this.liveChannels(this.isPrivate(entry), true));

@@ -135,16 +135,34 @@ export class PublicView {
     return positions.map((p) => ({ ...p, Trail: p.Trail.filter((t) => t[0] > sinceMs) }));
   }
 
-  /** Splits: passing times up to the public moment (a checkpoint passed later is not shown yet). */
+  /**
+   * Splits: the passings the server knew at the public moment (now − delay; a passing counts from the arrival of the
+   * fix or check-in that told it, not from the device's clock), from the replay.
+   */
   async splits(raceId: number, viewer?: Viewer | null): Promise<RunnerSplits[]> {
     const live = await this.opts.live.state(raceId);
+    if (live.privacy.publicDelayMin === 0 || PublicView.manages(viewer, live))
+      return this.opts.live.splits(raceId);
+    if (!live.race.finalResults) return this.opts.replay.publicSplits(raceId);
+    // The race's fixes were deleted (retention): its kept splits, up to the public moment.
     const splits = await this.opts.live.splits(raceId);
-    if (live.privacy.publicDelayMin === 0 || PublicView.manages(viewer, live)) return splits;
     const now = this.now();
     return splits.map((r) => ({
       ...r,
       Splits: publicUntil(live.privacy, now, r.Splits, (s) => Date.parse(s.PassingTime)),
     }));
+  }
+
+  /**
+   * The leaderboard rows and splits the public reads at `nowMs` of the caller's clock (push notices: news is what the
+   * public sees, every time counted from when the server received it). Rows carry positions only as live (the
+   * notices never use them).
+   */
+  async raceAt(raceId: number, nowMs: number): Promise<{ rows: LeaderboardRow[]; splits: RunnerSplits[] }> {
+    const live = await this.opts.live.state(raceId);
+    if (live.privacy.publicDelayMin === 0 || live.race.finalResults)
+      return { rows: live.leaderboard(nowMs), splits: live.splits() };
+    return this.opts.replay.publicRaceAt(raceId, nowMs);
   }
 
   // ---------------------------------------------------------------- the public state
@@ -157,7 +175,8 @@ export class PublicView {
   private async state(raceId: number, live: RaceLive, trail = POSITIONS_TRAIL): Promise<PublicState> {
     const now = this.now();
     const p = live.privacy;
-    const key = `${live.generation}:${live.version}:${Math.floor(now / (p.publicDelayMin === 0 ? 2000 : 5000))}`;
+    const bucket = Math.floor(now / (p.publicDelayMin === 0 ? 2000 : 5000));
+    const key = `${live.generation}:${live.version}:${live.privacyStamp}:${bucket}`;
     const have = this.states.get(`${raceId}:${trail}`);
     if (have?.key === key) return have;
     let state: PublicState;
@@ -195,14 +214,20 @@ export class PublicView {
 
   /** The race was rebuilt (settings, runners, clock changed): every viewer gets a new public snapshot. */
   rebuilt(raceId: number): void {
-    this.resend(raceId).then(
-      (message) => this.opts.live.hub.broadcast(raceId, message, PUBLIC_CHANNELS),
-      (err) => this.opts.log?.error({ err, raceId }, 'public snapshot failed'),
-    );
+    this.opts.live
+      .state(raceId)
+      .then(async (live) => {
+        const stamp = live.privacyStamp;
+        const message = await this.resend(raceId, live);
+        // Rebuilt or its privacy changed meanwhile: that change sends its own snapshot.
+        if (this.opts.live.publicViewCurrent(raceId, live, stamp))
+          this.opts.live.hub.broadcast(raceId, message, PUBLIC_CHANNELS);
+      })
+      .catch((err: unknown) => this.opts.log?.error({ err, raceId }, 'public snapshot failed'));
   }
 
-  private async resend(raceId: number): Promise<Buffer> {
-    const live = await this.opts.live.state(raceId);
+  private async resend(raceId: number, given?: RaceLive): Promise<Buffer> {
+    const live = given ?? (await this.opts.live.state(raceId));
     const state = await this.state(raceId, live, SNAPSHOT_TRAIL);
     const seq = (this.sent.get(raceId)?.seq ?? 0) + 1;
     const clock = this.clock(live, state.moment);
@@ -240,8 +265,12 @@ export class PublicView {
           continue;
         }
         try {
+          const stamp = state.privacyStamp;
           const message = await this.update(raceId, state);
-          if (message && !this.closed) live.hub.broadcast(raceId, message, PUBLIC_CHANNELS);
+          // Not when the race was rebuilt or its privacy changed (or is being read again) meanwhile: a snapshot of
+          // the new view follows (issue 24: a change applies to what is sent from the moment it is answered).
+          if (message && !this.closed && live.publicViewCurrent(raceId, state, stamp))
+            live.hub.broadcast(raceId, message, PUBLIC_CHANNELS);
         } catch (err) {
           this.opts.log?.error({ err, raceId }, 'public update failed');
         }
@@ -263,7 +292,7 @@ export class PublicView {
       clock.ClockStoppedAt !== sent.clock.ClockStoppedAt
     ) {
       // The public moment passed the start or the end: a snapshot carries the clock.
-      return this.resend(raceId);
+      return this.resend(raceId, live);
     }
     const next = remember(state);
     const Rows: LeaderboardRow[] = [];

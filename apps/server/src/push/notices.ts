@@ -12,8 +12,9 @@ import { pushTexts } from './texts';
  * What a follower is told about one runner now, and what is then recorded as sent: pure, so the notifier job and
  * its tests decide the same way.
  *
- * News is what the public would see at that moment: an event at time T is shown to spectators at T + the race's
- * public delay, so it is sent then, not earlier. Only news that became visible after the browser started following
+ * News is what the public would see at that moment: the rows and splits given are the race as the public reads it
+ * (with a public delay, what the server had received by now − delay: an event counts from its arrival, whatever the
+ * device's clock says), and an event at time T is not sent before T + the delay either. Only news that became visible after the browser started following
  * the runner (`since`) is sent; older news is recorded as sent without a message. Each checkpoint passing, the
  * finish, a DNF and each silence (per last ping) is sent once. The texts hold what the public leaderboard shows
  * (names, bib, checkpoint, distance, race time), never coordinates, so a runner's hidden position stays hidden.

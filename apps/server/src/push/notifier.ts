@@ -20,7 +20,7 @@ import type { PushSender } from './sender';
 
 export interface PushNotifierOptions {
   db: Db;
-  live: Pick<LiveService, 'state'>;
+  live: Pick<LiveService, 'state' | 'publicRaceAt'>;
   sender: PushSender;
   log: { warn(obj: unknown, msg?: string): void; info?(obj: unknown, msg?: string): void };
   now?: () => number;
@@ -61,7 +61,7 @@ function canonical(v: unknown): string {
 /** The followed race as the public sees it now: null when it is not public (or gone). */
 export async function readRaceNews(
   db: Db,
-  live: Pick<LiveService, 'state'>,
+  live: Pick<LiveService, 'state' | 'publicRaceAt'>,
   raceId: number,
   nowMs: number,
 ): Promise<RaceNews | null> {
@@ -74,8 +74,11 @@ export async function readRaceNews(
     if (err instanceof HttpError && err.statusCode === 404) return null;
     throw err;
   }
-  const rows = new Map(state.leaderboard(nowMs).map((r) => [r.RunnerId, r]));
-  const splits = new Map(state.splits().map((s) => [s.RunnerId, s.Splits]));
+  // What the public reads at nowMs: with a public delay, what the server had received by nowMs − delay (a device
+  // whose clock is behind dates its passing early, but it is news only from its arrival + the delay).
+  const pub = await live.publicRaceAt(raceId, nowMs);
+  const rows = new Map(pub.rows.map((r) => [r.RunnerId, r]));
+  const splits = new Map(pub.splits.map((s) => [s.RunnerId, s.Splits]));
   const [checkpointRows, runnerRows] = await Promise.all([
     listCheckpoints(db, raceId),
     findRaceRunners(db, raceId, [...rows.keys()]),

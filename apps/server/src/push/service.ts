@@ -46,7 +46,7 @@ export class PushService {
     private readonly vapid: () => Promise<VapidKeys>,
     private readonly endpoints: PushEndpointRules,
     /** The live state (what the follower has already seen is not sent). */
-    private readonly live: () => Pick<LiveService, 'state'>,
+    private readonly live: () => Pick<LiveService, 'state' | 'publicRaceAt'>,
     private readonly now: () => number = Date.now,
   ) {}
 

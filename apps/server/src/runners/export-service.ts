@@ -119,7 +119,7 @@ export class RunnerExportService {
 
   /**
    * A runner's recorded track of a public race as GPX 1.1, as the public sees it: not when the race's trails are
-   * private or the runner hides their position (404), and without the fixes of the public delay.
+   * private or the runner hides their position (404), and without the fixes received within the public delay.
    */
   async trackGpx(raceId: number, runnerId: number): Promise<ExportFile> {
     const race = await this.races.getApprovedRace(raceId);
