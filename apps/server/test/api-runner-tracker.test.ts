@@ -287,6 +287,16 @@ describe.each(dbKinds)('runner’s own tracker (%s)', (kind) => {
     expect(await tracker(runnerId)).toMatchObject({ Pending: false, HardwareId: id });
     const again = await approve(b.DeviceId);
     expect([again.statusCode, again.json().error]).toEqual([409, 'no_pending_claim']);
+    // An admin typing the id of a pending tracker (its own edit) decides the claim as well.
+    const ivo = await addRunner(t.app, raceId, 'Ivo');
+    const e = (await attach(ivo, { Source: 'inreach', HardwareId: imei() })).json();
+    const other = imei();
+    const put = await call(t, 'PUT', `/api/admin/devices/${e.DeviceId}`, {
+      token: admin,
+      body: { HardwareId: other },
+    });
+    expect(put.json()).toMatchObject({ HardwareId: other, PendingHardwareId: null });
+    expect(await tracker(ivo)).toMatchObject({ Pending: false, HardwareId: other });
     const missing = await approve(999_999);
     expect(missing.statusCode).toBe(404);
     const bad = await call(t, 'POST', '/api/admin/devices/abc/approve-claim', { token: admin });

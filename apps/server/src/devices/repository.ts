@@ -116,6 +116,8 @@ export async function updateDevice(
       | 'feedPassword'
       | 'feedError'
       | 'feedNextPollAt'
+      | 'claimHardwareId'
+      | 'claimCode'
     >
   >,
 ): Promise<DeviceRow | undefined> {

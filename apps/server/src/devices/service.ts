@@ -149,6 +149,8 @@ export class DeviceService {
         feedId,
         feedPassword,
         ...(feedChanged ? { feedError: null, feedNextPollAt: null } : {}),
+        // An admin typing the hardware id of a runner's own tracker waiting for proof decides it: no claim left.
+        ...(hardwareId && current.claimHardwareId ? { claimHardwareId: null, claimCode: null } : {}),
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw duplicateHardware();
