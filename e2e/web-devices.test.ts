@@ -87,3 +87,29 @@ it('an admin adds and deletes a SPOT feed (the password is never shown again)', 
   expect(await server.app.db.select().from(spotFeeds)).toEqual([]);
   expect(admin.errors).toEqual([]);
 });
+
+it('an admin approves a runner’s own tracker waiting for proof of possession (issue 24)', async () => {
+  const { page } = admin;
+  const [claim] = await server.app.db
+    .insert(devices)
+    .values({
+      name: 'Claimed LoRa',
+      source: 'lorawan',
+      trackingKey: `rt-0-${Date.now()}`,
+      claimHardwareId: 'A1B2C3D4E5F60718',
+      claimCode: 'RB23456A',
+    })
+    .returning();
+  await page.goto(`${server.url}/add-device`);
+  const row = page.getByTestId('device-row').filter({ hasText: 'Claimed LoRa' });
+  await expect(row.getByTestId('device-claim-pending').textContent()).resolves.toContain('A1B2C3D4E5F60718');
+  await row.getByRole('button', { name: 'Approve' }).click();
+  await expect.poll(async () => row.getByTestId('device-claim-pending').count()).toBe(0);
+  expect(dialogs.last()).toMatchObject({
+    type: 'confirm',
+    message: expect.stringContaining('A1B2C3D4E5F60718'),
+  });
+  const [approved] = await server.app.db.select().from(devices).where(eq(devices.id, claim.id));
+  expect([approved.hardwareId, approved.claimHardwareId]).toEqual(['A1B2C3D4E5F60718', null]);
+  expect(admin.errors).toEqual([]);
+});
