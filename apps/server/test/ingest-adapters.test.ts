@@ -179,3 +179,42 @@ describe('Meshtastic precision bits and heading (issue 23)', () => {
     expect(parseMeshtastic('{"from": 1, "type": "posit').kind).toBe('unreadable');
   });
 });
+
+describe('a device body that cannot be read (issue 23)', () => {
+  it('is refused with 400 unreadable_body and one warn log line naming the source and reason, never 200', async () => {
+    const { deviceHandler } = await import('../src/ingest/device-handler');
+    const { parseError } = await import('../src/ingest/adapters/contract');
+    const warnings: [Record<string, unknown>, string][] = [];
+    const request = {
+      headers: { 'content-type': 'application/json', 'content-length': '40' },
+      log: { warn: (o: Record<string, unknown>, m: string) => warnings.push([o, m]) },
+    };
+    const reply = { header: () => reply, code: () => ({ send: () => 'sent' }) };
+    const route = {
+      url: '/x',
+      methods: ['POST' as const],
+      summary: '',
+      source: 'inreach' as const,
+      policy: 'each' as const,
+      authenticate: () => ({ ok: true as const }),
+      read: () => parseError('unreadable_body', 'The body is not JSON.'),
+      answer: () => ({}),
+    };
+    const handler = deviceHandler(route, {} as never, {} as never);
+    await expect(handler(request as never, reply as never)).rejects.toMatchObject({
+      statusCode: 400,
+      code: 'unreadable_body',
+    });
+    expect(warnings).toEqual([
+      [
+        {
+          source: 'inreach',
+          reason: 'The body is not JSON.',
+          contentType: 'application/json',
+          contentLength: '40',
+        },
+        'device request body unreadable: refused',
+      ],
+    ]);
+  });
+});

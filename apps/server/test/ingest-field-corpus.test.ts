@@ -350,7 +350,7 @@ describe('field corpus: third-party device payloads through the real endpoints',
     }
     const events = bodies.flatMap((b) => b.Events) as {
       timeStamp: number;
-      point: { latitude: number; longitude: number; altitude: number; gpsFix: number };
+      point: { latitude: number; longitude: number; altitude: number; gpsFix: number; course: number };
       status: { lowBattery: number };
     }[];
     const expected = events
@@ -365,7 +365,7 @@ describe('field corpus: third-party device payloads through the real endpoints',
         battery: null,
         state: e.status.lowBattery === 0 ? 'GOOD' : null,
         acc: null,
-        heading: null,
+        heading: e.point.course,
       }));
     expect(expected).toHaveLength(22);
     expect((await positionsOf(t.app, d.id)).map(fields)).toEqual(expected);
@@ -523,6 +523,12 @@ describe('field corpus: third-party device payloads through the real endpoints',
         stored.every((p) => p.altitude !== null && p.runnerId === d.runnerId),
         file,
       ).toBe(true);
+      // "Course" is the heading: every fix has one (0 when standing still).
+      expect(
+        stored.every((p) => p.headingDeg !== null && p.headingDeg >= 0 && p.headingDeg < 360),
+        file,
+      ).toBe(true);
+      if (file.includes('flyXC')) expect(stored.map((p) => p.headingDeg)).toContain(337.5);
       const emergencies = [...kml.matchAll(/name="In Emergency">\s*<value>\s*True/g)].length;
       const sos = (await alertsOf(d.id)).filter((a) => a.kind === 'sos');
       expect(sos.length, file).toBe(Math.min(emergencies, 1));

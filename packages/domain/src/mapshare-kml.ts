@@ -21,6 +21,8 @@ export interface MapShareRecord {
   elevationM: number | null;
   /** km/h as Garmin writes it. */
   velocityKmh: number | null;
+  /** "Course" ("112.50 ° True"): degrees from true north. */
+  courseDeg: number | null;
   event: string | null;
   imei: string | null;
   /** The message text ("Text", or "Message" on some feeds); null when empty. */
@@ -102,6 +104,7 @@ function toRecord(
     lon,
     elevationM: leadingNumber(data.get('elevation')) ?? (point ? leadingNumber(coords[2]) : null),
     velocityKmh: leadingNumber(data.get('velocity')),
+    courseDeg: leadingNumber(data.get('course')),
     event: data.get('event')?.trim() || null,
     imei: data.get('imei')?.trim() || null,
     text: text || null,

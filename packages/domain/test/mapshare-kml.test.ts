@@ -86,6 +86,7 @@ describe('MapShare KML', () => {
       lon: 7.9112,
       elevationM: 1732,
       velocityKmh: 5,
+      courseDeg: 212,
       event: 'Tracking message received.',
       imei: '300434060123450',
       text: null,

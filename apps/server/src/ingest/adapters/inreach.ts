@@ -1,5 +1,5 @@
 import type { AlertInput, FixInput } from '../types';
-import { cleanText, deviceIdProblem, isLatLon, num } from '../validate';
+import { cleanText, deviceIdProblem, headingOf, isLatLon, num } from '../validate';
 import { readBatch, type AdapterResult, type DeviceBatch } from './contract';
 
 /** Garmin inReach IPC Outbound: {Version, Events:[{imei, messageCode, timeStamp (ms), point, status}]}. */
@@ -17,7 +17,7 @@ interface InreachEvent {
   messageCode?: unknown;
   timeStamp?: unknown;
   freeText?: unknown;
-  point?: { latitude?: unknown; longitude?: unknown; altitude?: unknown; gpsFix?: unknown };
+  point?: { latitude?: unknown; longitude?: unknown; altitude?: unknown; gpsFix?: unknown; course?: unknown };
   status?: { lowBattery?: unknown };
 }
 
@@ -87,6 +87,8 @@ export function parseInreach(body: unknown): DeviceBatch {
         // 1 is low, 0 is not; any other value (2 comes from real devices) says nothing we can read: the device keeps
         // the state it last reported, rather than a value 2 read as "low" raising a false low-battery alert.
         batteryState: low === 1 ? 'LOW' : low === 0 ? 'GOOD' : null,
+        // point.course: degrees from true north (IPC Outbound V3).
+        heading: headingOf(p.course),
       });
     }
     if (kind) {

@@ -1,6 +1,6 @@
 import { MapShareKmlError, parseMapShareKml } from '@racebeacon/domain';
 import type { AlertInput, FixInput } from '../types';
-import { cleanText, isLatLon } from '../validate';
+import { cleanText, headingOf, isLatLon } from '../validate';
 import { parseError, readBatch, type AdapterResult } from './contract';
 
 /**
@@ -37,6 +37,7 @@ export function readMapShareFeed(kml: string, deviceId: number): AdapterResult {
         speed: r.velocityKmh === null ? null : r.velocityKmh / 3.6,
         batteryPercent: null,
         batteryState: null,
+        heading: headingOf(r.courseDeg),
       });
     } else if (r.time && !r.validFix) rejected.push({ index, reason: 'no valid GPS fix' });
     const where = { lat: located ? r.lat : null, lon: located ? r.lon : null };
