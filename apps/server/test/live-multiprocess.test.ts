@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
 import { createTestApp, type TestContext } from './support/app';
 import { TEST_ADMIN_GROUP, TEST_AUDIENCE, TEST_SCOPE } from './support/issuer';
-import { osmandUrl, pointAlong, seedLiveRace, type SeededRace } from './support/live-seed';
+import { osmandUrl, pointAlong, postFixes, seedLiveRace, type SeededRace } from './support/live-seed';
 import { startServerProcess, type ServerProcess } from './support/server-process';
 import { connectSse } from './support/sse-client';
 
@@ -65,5 +65,48 @@ describe.runIf(process.env.TEST_DATABASE_URL)('live race across two server proce
     ).json()) as LeaderboardRow[];
     expect(lb[0]).toMatchObject({ RunnerId: runner.runnerId, Rank: 1 });
     sse.close();
+  });
+  it('a runner hidden on process A: process B never sends the public a fix that arrives after the 200', async () => {
+    const sse = await connectSse(`${b.url}/api/open/races/${race.raceId}/live`);
+    try {
+      await sse.next((e) => e.event === 'snapshot');
+      const runner = race.runners[0];
+      const token = await a.issuer.director('dir-live');
+      const put = await fetch(`${aUrl}/api/director/runners/${race.raceId}/${runner.runnerId}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          FirstName: `Runner${runner.bib}`,
+          LastName: `Test${runner.bib}`,
+          BibNumber: runner.bib,
+          HidePosition: true,
+        }),
+      });
+      expect(put.status, await put.text()).toBe(200);
+      const mark = sse.events.length;
+      const at = pointAlong(1200);
+      const fixT = Math.floor((Date.now() - 1000) / 1000) * 1000;
+      // Stored and announced at once (as ingestion does, without its HTTP and group-commit time).
+      await postFixes(a.app, race.raceId, runner, [{ t: fixT, ...at }]);
+      // B applies the change first: the first message to carry the runner's progress has the row without position
+      // (in the old order, B's live update with the fix went out before its rebuild).
+      const moved = (e: { data: string }) => {
+        const rows = (JSON.parse(e.data).Rows ?? []) as LeaderboardRow[];
+        return rows.find((r) => r.RunnerId === runner.runnerId && r.DistanceKm != null && r.DistanceKm > 1);
+      };
+      const first = await sse.next(
+        (e) => (e.event === 'snapshot' || e.event === 'update') && !!moved(e),
+        15_000,
+      );
+      expect([moved(first)!.Latitude, moved(first)!.Longitude]).toEqual([null, null]);
+      // Nothing sent to the public after the answer carries the fix (a trail point is [runner, fix time, lat, lon]).
+      const sent = sse.events
+        .slice(mark)
+        .map((e) => e.data)
+        .join('');
+      expect(sent).not.toContain(String(fixT));
+    } finally {
+      sse.close();
+    }
   });
 });
