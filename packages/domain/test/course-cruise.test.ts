@@ -14,6 +14,7 @@ import {
   type RunnerState,
 } from '../src/course';
 import { cruiseSpeed, cruiseSpeedFull, foldFixInPlace, resolveOptions } from '../src/course/matching';
+import { effortScale } from '../src/course/eta';
 import { seededRandom, simulateRunner, windingCourse } from '../src/course/synthetic';
 
 const START = Date.UTC(2026, 5, 6, 5, 0, 0);
@@ -22,6 +23,7 @@ const clock: RaceClock = { startMs: START, stopMs: null };
 describe('cruise speed, folded incrementally', () => {
   // A 100 km course at 8–12 min/km with aid stops: about 17 hours, some 380 fixes after dropouts.
   const course = prepareCourse(windingCourse(5000, 20, 5));
+  const E = effortScale(course);
   const rand = seededRandom(9);
   const sim = simulateRunner(course, {
     seed: 77,
@@ -42,13 +44,13 @@ describe('cruise speed, folded incrementally', () => {
     for (const f of fixes) {
       foldFixInPlace(course, s, f, clock, o);
       if (s.progress.length === 0) continue;
-      expect(cruiseSpeed(s, START)).toBe(cruiseSpeedFull(s, START));
+      expect(cruiseSpeed(s, START, E)).toBe(cruiseSpeedFull(s, START, E));
       maxKept = Math.max(maxKept, s.matchWindow!.cruise!.t.length);
       compared++;
     }
     expect(compared).toBeGreaterThan(300);
     expect(s.progress.length).toBeGreaterThan(300);
-    expect(cruiseSpeedFull(s, START)).toBeGreaterThan(1);
+    expect(cruiseSpeedFull(s, START, E)).toBeGreaterThan(1);
     // Only the last hour's stretches are kept (pings every 2.5 minutes: about 24), not the runner's history.
     expect(maxKept).toBeLessThanOrEqual(26);
   });
@@ -60,12 +62,12 @@ describe('cruise speed, folded incrementally', () => {
     for (const f of fixes.slice(0, 200)) {
       state = addFix(course, state, seen, f, clock, f.t);
       seen.push(f);
-      cruiseSpeed(state, START);
+      cruiseSpeed(state, START, E);
       states.push(state);
     }
-    for (const st of states) expect(cruiseSpeed(st, START)).toBe(cruiseSpeedFull(st, START));
+    for (const st of states) expect(cruiseSpeed(st, START, E)).toBe(cruiseSpeedFull(st, START, E));
     // A state whose progress is not the fold's (built elsewhere, e.g. restored) folds afresh.
     const other = { ...states[150], progress: states[100].progress };
-    expect(cruiseSpeed(other, START)).toBe(cruiseSpeedFull(other, START));
+    expect(cruiseSpeed(other, START, E)).toBe(cruiseSpeedFull(other, START, E));
   });
 });

@@ -98,6 +98,27 @@ export function effortAt(course: PreparedCourse, distanceM: number): number {
   return effortIn(effortTable(course), course.lengthM, distanceM);
 }
 
+/** Effort along a course and back: `at(d)` flat metres from the start to d, `distance(e)` the distance where it is e. */
+export interface EffortScale {
+  at: (distanceM: number) => number;
+  distance: (effort: number) => number;
+}
+
+const scaleCache = new WeakMap<PreparedCourse, EffortScale>();
+
+/** The course's effort scale (for the matcher: speeds in flat metres per second hold on climbs and descents). */
+export function effortScale(course: PreparedCourse): EffortScale {
+  const hit = scaleCache.get(course);
+  if (hit) return hit;
+  const table = effortTable(course);
+  const L = course.lengthM;
+  const scale: EffortScale = course.hasElevation
+    ? { at: (d) => effortIn(table, L, d), distance: (e) => distanceForEffort(course, e) }
+    : { at: (d) => Math.max(0, Math.min(L, d)), distance: (e) => Math.max(0, Math.min(L, e)) };
+  scaleCache.set(course, scale);
+  return scale;
+}
+
 /** effortAt with the course's table at hand (a loop over many points looks the table up once). */
 function effortIn(table: Float64Array, lengthM: number, distanceM: number): number {
   const x = Math.max(0, Math.min(lengthM, distanceM)) / SAMPLE_M;

@@ -9,6 +9,13 @@
  * between them rather than a whole leg off. Parallel legs 25–40 m apart (switchbacks, a lollipop stem) are told apart
  * by which sequence of legs a runner can actually have run, not by the nearest leg of one fix.
  *
+ * Speeds are in flat-equivalent metres per second (effort, `eta.ts`: Minetti's cost of the grade), so a runner who
+ * climbed at 1 m/s may descend at 3–4 m/s without the descent looking like a jump; a step much faster than predicted
+ * costs by the ratio, not the metres (`FAST_TAIL`), so a real fast stretch (or progress after a long gap) is believed.
+ * A runner who stopped (a step well short of the prediction) is cheaper to keep stopped, and a step from a stop that
+ * loops back to where the previous fix was (a turnaround, a village lap) costs LOOP_COST: the runner stays on the pass
+ * they are on unless later fixes show they ran the loop.
+ *
  * The newest fix is held to a stricter bound than the ones before it: a pass far beyond what the runner's own speed
  * allows is only believed once a later fix continues from it (one wild fix never moves anyone far ahead).
  */
@@ -19,6 +26,9 @@ import type { ProgressPoint } from './types';
 export interface WindowFix {
   t: number;
   cands: CourseCandidate[];
+  /** The fix's own position (absent in windows kept from before it was recorded). */
+  lat?: number;
+  lon?: number;
 }
 
 export interface DecodeParams {
@@ -32,6 +42,11 @@ export interface DecodeParams {
   cruiseMps: number | null;
   /** Fastest plausible progress at all (m/s): bounds every step. */
   maxSpeedMps: number;
+  /**
+   * Effort (flat-equivalent metres, `eta.ts`) from the start to a distance: the speeds above are in flat metres per
+   * second, so a runner climbing at 1 m/s may descend at 3 m/s. Absent: the distance itself (a flat course).
+   */
+  effort?: (distanceM: number) => number;
 }
 
 /** GPS error (σ, metres) assumed when weighing how well a pass fits a fix. */
@@ -48,8 +63,24 @@ const UNKNOWN_SIGMA_FRACTION = 0.5;
 /** Beyond this many σ the step cost grows linearly. */
 const HUBER_Z = 3;
 const HUBER_Z_UNKNOWN = 1.5;
+/** Beyond h σ ahead of the prediction, the cost grows by this much per e-fold of the excess. */
+const FAST_TAIL = 4;
 /** Cost of a step short of the prediction because the runner stopped for part of it. */
 const STOP_COST = 2;
+/** ...after a step that was a stop already, advancing at most STAY_M (a runner at an aid station stays a while). */
+const STOP_STAY_COST = 0.25;
+const STAY_M = 60;
+/** A step this much short of the prediction is a stop. */
+const STOPPED_FRACTION = 0.5;
+/**
+ * Two fixes within LOOP_NEAR_M of each other (about 2 σ of the difference of two fixes), less than LOOP_MAX_S apart,
+ * with a step of more than LOOP_MIN_M along the course between them: a loop back to the same spot costs LOOP_COST
+ * (about what standing there costs, so the newest such fix waits for the next one to tell).
+ */
+const LOOP_NEAR_M = 30;
+const LOOP_MIN_M = 100;
+const LOOP_MAX_S = 900;
+const LOOP_COST = 2.5;
 /** GPS noise on the progress between two fixes of a runner standing still (σ, metres). */
 const STOP_NOISE_M = 20;
 /** A step confirmed by the fix after it may reach this many times maxSpeed. */
@@ -77,6 +108,11 @@ interface Node {
   prev: Node | null;
   /** The pass taken at this step, or null: this step's fix skipped (d, t carried from prev). */
   c: CourseCandidate | null;
+  /** The fix this progress belongs to (NaN for the anchor). */
+  lat: number;
+  lon: number;
+  /** This step was a stop (well short of the prediction): the runner is more likely still stopped at the next. */
+  stopped: boolean;
 }
 
 export interface Decoded {
@@ -95,6 +131,8 @@ export interface Decoded {
    * alone cannot tell where the runner is.
    */
   margin: number;
+  /** The same for the fix before the newest (Infinity when it has no other place). */
+  marginBefore: number;
 }
 
 /** How far from the best place for a fix an alternative is averaged in (`posteriorMean`). */
@@ -118,11 +156,12 @@ export function emissionCost(c: CourseCandidate): number {
 function stepCost(
   from: Node,
   c: CourseCandidate,
-  t: number,
+  f: WindowFix,
   p: DecodeParams,
   newest: boolean,
   prev: WindowFix | null,
 ): number {
+  const t = f.t;
   const dt = Math.max(0, t - from.t) / 1000;
   const dd = c.alongM - from.d;
   if (dd < -BACK_TOLERANCE_M) return Infinity;
@@ -138,18 +177,38 @@ function stepCost(
   if (dd > (newest ? 1 : CONFIRMED_SPEED_FACTOR) * p.maxSpeedMps * boundDt + FORWARD_TOLERANCE_M)
     return Infinity;
   const predicted = p.speedMps * dt;
+  // The advance in effort: what the runner's speed predicts (a descent is covered faster than a climb).
+  const E = p.effort;
+  const de = E === undefined || dd <= 0 ? dd : E(c.alongM) - E(from.d);
   if (newest) {
     // The runner's own speed: the best of their recent cruise and this path's average since the anchor.
     const pathDt = (from.t - p.anchor.t) / 1000;
-    const pathSpeed = pathDt >= 60 ? (from.d - p.anchor.distanceM) / pathDt : 0;
+    const pathEffort = E === undefined ? from.d - p.anchor.distanceM : E(from.d) - E(p.anchor.distanceM);
+    const pathSpeed = pathDt >= 60 ? pathEffort / pathDt : 0;
     const known = p.cruiseMps !== null || pathDt >= 60;
     if (known) {
       const limit = Math.max(p.cruiseMps ?? 0, pathSpeed, MIN_LIMIT_SPEED_MPS);
-      if (dd > Math.max(JUMP_SLACK_M, JUMP_SPEED_FACTOR * limit * boundDt)) return Infinity;
+      if (dd > JUMP_SLACK_M && de > JUMP_SPEED_FACTOR * limit * boundDt) return Infinity;
     }
-    if (c.offsetM > SUSPICIOUS_OFFSET_M && dd > predicted + JUMP_SLACK_M) return Infinity;
+    if (c.offsetM > SUSPICIOUS_OFFSET_M && de > predicted + JUMP_SLACK_M) return Infinity;
   }
-  return progressCost(dd, predicted, p.speedKnown);
+  return (
+    progressCost(de, predicted, p.speedKnown, from.stopped && dd <= STAY_M ? STOP_STAY_COST : STOP_COST) +
+    (from.stopped && dd > LOOP_MIN_M && dt <= LOOP_MAX_S && nearlySamePlace(from, f, dd) ? LOOP_COST : 0)
+  );
+}
+
+/**
+ * Whether the fix is about where the step's previous fix was while the step advances `dd` along the course: the
+ * runner stood still, or ran a loop (a turnaround, a village lap) back to the same spot. Both are possible; standing
+ * is what the fixes show, and a runner put a loop ahead could never be brought back (progress never goes back).
+ */
+function nearlySamePlace(from: Node, f: WindowFix, dd: number): boolean {
+  if (f.lat === undefined || f.lon === undefined || Number.isNaN(from.lat)) return false;
+  const ky = 111_320;
+  const kx = ky * Math.cos((f.lat * Math.PI) / 180);
+  const apart = Math.hypot((f.lon - from.lon) * kx, (f.lat - from.lat) * ky);
+  return apart <= LOOP_NEAR_M && dd > apart + LOOP_MIN_M;
 }
 
 /**
@@ -160,18 +219,29 @@ function stepCost(
  * wrong speed estimate must not pin anyone). Falling short may also be a stop (an aid station, a photo): at most
  * STOP_COST whatever the shortfall.
  */
-export function progressCost(dd: number, predicted: number, speedKnown: boolean): number {
+export function progressCost(
+  dd: number,
+  predicted: number,
+  speedKnown: boolean,
+  stopCost: number = STOP_COST,
+): number {
   const sigma = speedKnown
     ? STEP_SIGMA_M + STEP_SIGMA_FRACTION * predicted
     : STEP_SIGMA_M + UNKNOWN_SIGMA_FRACTION * predicted;
   const z = (dd - predicted) / sigma;
   const a = Math.abs(z);
   const h = speedKnown ? HUBER_Z : HUBER_Z_UNKNOWN;
+  if (z > h) {
+    // Faster than the prediction by more than h σ: a change of terrain or pace (a runner's speed between two fixes
+    // varies threefold on a mountain), costed by the ratio, not the metres: slowly enough that a real fast stretch
+    // (a descent, a flat after a climb) is believed rather than skipped.
+    return 0.5 * h * h + FAST_TAIL * Math.log((dd - predicted) / (h * sigma));
+  }
   const moving = a <= h ? 0.5 * z * z : h * a - 0.5 * h * h;
   if (z >= 0) return moving;
   // Stopped for part of the step: anywhere short of the prediction, but not back beyond GPS noise.
   const back = Math.min(0, dd) / STOP_NOISE_M;
-  return Math.min(moving, STOP_COST + 0.5 * back * back);
+  return Math.min(moving, stopCost + 0.5 * back * back);
 }
 
 /** Viterbi over the window (oldest first). */
@@ -182,6 +252,9 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     cost: 0,
     prev: null,
     c: null,
+    lat: NaN,
+    lon: NaN,
+    stopped: false,
   };
   let nodes: Node[] = [root];
   /** The layer of the fix before the newest. */
@@ -196,7 +269,7 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
       let best: Node | null = null;
       let bestCost = Infinity;
       for (const n of nodes) {
-        const cost = n.cost + stepCost(n, c, f.t, p, newest, k > 0 ? fixes[k - 1] : null);
+        const cost = n.cost + stepCost(n, c, f, p, newest, k > 0 ? fixes[k - 1] : null);
         if (cost < bestCost) {
           bestCost = cost;
           best = n;
@@ -204,12 +277,14 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
       }
       if (best === null) continue;
       const cost = bestCost + emissionCost(c);
-      next.push({ d: Math.max(c.alongM, best.d), t: f.t, cost, prev: best, c });
+      const d = Math.max(c.alongM, best.d);
+      const stopped = d - best.d < STOPPED_FRACTION * p.speedMps * ((f.t - best.t) / 1000);
+      next.push({ d, t: f.t, cost, prev: best, c, lat: f.lat ?? NaN, lon: f.lon ?? NaN, stopped });
       if (cost < min) min = cost;
     }
     for (const n of nodes) {
       const cost = n.cost + SKIP_COST;
-      next.push({ d: n.d, t: n.t, cost, prev: n, c: null });
+      next.push({ d: n.d, t: n.t, cost, prev: n, c: null, lat: n.lat, lon: n.lon, stopped: n.stopped });
       if (cost < min) min = cost;
     }
     nodes = next.filter((n) => n.cost <= min + PRUNE_COST);
@@ -247,13 +322,30 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     const weighed = before.map((a) => {
       let cost = a.cost + SKIP_COST;
       for (const c of f.cands) {
-        cost = Math.min(cost, a.cost + stepCost(a, c, f.t, p, true, fixes[last - 1]) + emissionCost(c));
+        cost = Math.min(cost, a.cost + stepCost(a, c, f, p, true, fixes[last - 1]) + emissionCost(c));
       }
       return [a, cost] as const;
     });
     means[last - 1] = posteriorMean(weighed, distances[last - 1], end.cost);
   }
-  return { passes, distances, means, margin: alternative - end.cost };
+  // The same for the fix before the newest: the best sequence placing it elsewhere (through the newest fix).
+  let alternativeBefore = Infinity;
+  if (last >= 1 && passes[last - 1] !== null) {
+    const bestBefore = distances[last - 1];
+    for (const x of nodes) {
+      const a = x.prev;
+      if (a === null || a.c === null || a.t !== fixes[last - 1].t) continue;
+      if (Math.abs(a.d - bestBefore) <= AMBIGUOUS_DISTANCE_M) continue;
+      alternativeBefore = Math.min(alternativeBefore, x.cost + (a.d > bestBefore ? AHEAD_DISCOUNT : 0));
+    }
+  }
+  return {
+    passes,
+    distances,
+    means,
+    margin: alternative - end.cost,
+    marginBefore: alternativeBefore - end.cost,
+  };
 }
 
 /** Whether any node could be averaged in by posteriorMean (most fixes: none, and no need to weigh them). */

@@ -11,6 +11,7 @@
  *    physically possible in the time between the fixes, weighed against the runner's speed. The newest fix takes its
  *    pass from that sequence, so an ambiguous earlier fix (switchbacks 40 m apart, a lollipop stem) is re-decided
  *    by the fixes after it instead of pinning the runner to the wrong leg.
+ *    Speeds are flat-equivalent (effort: climbs and descents weighed), so a fast descent is not taken for a jump.
  * 4. A newest pass far beyond what the runner's own speed allows is held back (`pendingJump`) until a later fix
  *    continues from it; a single wild fix never moves anyone far ahead.
  * 5. A decided fix's place is its expected place on the decoded passes weighed with the runner's motion (`smoothed`:
@@ -18,7 +19,7 @@
  * Progress never goes backwards (the maximum is kept), so GPS noise around a stopped runner does not undo progress.
  */
 import { courseCandidates, rulerFactors, type CourseCandidate } from './geometry';
-import { etaRange, flatEtaMs } from './eta';
+import { effortScale, etaRange, flatEtaMs, type EffortScale } from './eta';
 import { BACK_TOLERANCE_M, decodeWindow, FORWARD_TOLERANCE_M } from './hmm';
 import {
   DEFAULT_MATCH_OPTIONS,
@@ -31,6 +32,8 @@ import {
   type RunnerState,
 } from './types';
 
+/** Plain metres (the effort scale of a flat course). */
+const PLAIN: EffortScale = { at: (d) => d, distance: (e) => e };
 /** How far back the moving speed looks. */
 const CRUISE_WINDOW_MS = 60 * 60_000;
 /** Speed assumed before the runner's own is known (a 5:30 /km runner). */
@@ -55,8 +58,12 @@ const MAX_WINDOW_CANDIDATES = 6;
 const MAX_EXTRA_OFFSET_M = 75;
 /** The newest fix waits for the next one when another place for it costs less than this much more (nats). */
 const AMBIGUOUS_MARGIN = 2.5;
-/** At most this many fixes wait for a later one to decide them. */
-const MAX_DEFERRED = 1;
+/**
+ * At most this many fixes wait for a later one to decide them: the newest when ambiguous, and the one before it too
+ * when it is still about as ambiguous (less than MARGIN_BEFORE nats between its places).
+ */
+const MAX_DEFERRED = 2;
+const MARGIN_BEFORE = 1.5;
 /** Within this of the course length (2.5 σ of GPS noise), the course is covered. */
 const FINISH_TOLERANCE_M = 25;
 /** A fix this close to the finish point, with FINISH_MIN_FRACTION covered, is a finish. */
@@ -180,7 +187,7 @@ function applyFix(
 
   const start = clock.startMs;
   const L = course.lengthM;
-  const w = decideWindow(s, candidates, fix.t, start, o);
+  const w = decideWindow(s, candidates, fix, start, o, course);
   const n = w.fixes.length;
   const pass = w.passes[n - 1];
   const from = pathBefore(w, n - 1, lastProgress(s, start));
@@ -189,9 +196,11 @@ function applyFix(
   // At the finish, whichever pass the geometry suggested, with the course essentially covered or time enough since
   // the last progress to have covered it (a finish after a dropout).
   const nearFinish = metresBetween(fix, course.finish) <= FINISH_RADIUS_M;
-  const reachSpeed = Math.max(recentSpeed(s, start) ?? DEFAULT_SPEED_MPS, cruiseSpeed(s, start));
-  const reach = from.distanceM + (reachSpeed * (fix.t - from.t)) / 1000;
-  if (atLine || (nearFinish && (from.distanceM >= FINISH_MIN_FRACTION * L || reach >= L))) {
+  // Speeds in flat metres per second (effort, `eta.ts`): time enough to cover the rest, climbs and descents weighed.
+  const E = effortScale(course);
+  const reachSpeed = Math.max(recentSpeed(s, start, E) ?? DEFAULT_SPEED_MPS, cruiseSpeed(s, start, E));
+  const reach = E.at(from.distanceM) + (reachSpeed * (fix.t - from.t)) / 1000;
+  if (atLine || (nearFinish && (from.distanceM >= FINISH_MIN_FRACTION * L || reach >= E.at(L)))) {
     commitWindow(s, w, n - 2, course);
     const near = pass ?? candidates.reduce((a, b) => (b.alongM > a.alongM ? b : a));
     const timed = atLine || near.alongM >= FINISH_MIN_FRACTION * L;
@@ -205,8 +214,11 @@ function applyFix(
   }
   // An ambiguous newest fix (two places about as plausible, e.g. still at the top of the switchbacks or already on
   // the way down) waits for the next fix to decide it, at most MAX_DEFERRED fixes; the older ones are decided now.
+  // When the fix before it is still as ambiguous (a runner at the top of the switchbacks, then a fix that fits both
+  // the next leg down and a stop), it waits too: two fixes at most.
   const ambiguous = pass === null || w.margin < AMBIGUOUS_MARGIN;
-  commitWindow(s, w, ambiguous ? n - 1 - MAX_DEFERRED : n - 1, course);
+  const waiting = !ambiguous ? 0 : n >= 2 && w.marginBefore < MARGIN_BEFORE ? MAX_DEFERRED : 1;
+  commitWindow(s, w, n - 1 - waiting, course);
   const last = lastProgress(s, start);
   if (pass === null) {
     // Held back until a later fix continues from it (or shows it was a GPS outlier).
@@ -228,9 +240,12 @@ interface DecodedWindow {
   distances: number[];
   means: number[];
   margin: number;
-  /** The moving speed the decoding assumed, and whether it is the runner's own. */
+  marginBefore: number;
+  /** The moving speed the decoding assumed (flat metres per second), and whether it is the runner's own. */
   speedMps: number;
   speedKnown: boolean;
+  /** The moving speed in plain metres per second (the smoothing's motion: a fix's place a few minutes on). */
+  metresMps: number;
 }
 
 /** The progress on the decoded sequence before window fix k (the anchor, or the last progress if further on). */
@@ -291,8 +306,8 @@ function smoothed(w: DecodedWindow, k: number, prev: ProgressPoint | null): numb
     predicted = prev.distanceM + (dd * dt) / span;
     sigma = SMOOTH_SIGMA_M + SMOOTH_INTERPOLATED_FRACTION * Math.abs(dd);
   } else if (w.speedKnown) {
-    predicted = prev.distanceM + w.speedMps * dt;
-    sigma = SMOOTH_SIGMA_M + SMOOTH_PREDICTED_FRACTION * w.speedMps * dt;
+    predicted = prev.distanceM + w.metresMps * dt;
+    sigma = SMOOTH_SIGMA_M + SMOOTH_PREDICTED_FRACTION * w.metresMps * dt;
   } else {
     return own;
   }
@@ -309,10 +324,13 @@ function smoothed(w: DecodedWindow, k: number, prev: ProgressPoint | null): numb
 function decideWindow(
   s: RunnerState,
   candidates: CourseCandidate[],
-  t: number,
+  fix: Fix,
   startMs: number,
   o: MatchOptions,
+  course: PreparedCourse,
 ): DecodedWindow & { anchor: ProgressPoint } {
+  const E = effortScale(course);
+  const t = fix.t;
   const w = s.matchWindow;
   let anchor: ProgressPoint = w?.anchor ?? { t: startMs, distanceM: 0 };
   let k0 = 0;
@@ -322,10 +340,10 @@ function decideWindow(
     k0++;
   }
   const fixes = w ? w.fixes.slice(k0) : [];
-  fixes.push({ t, cands: windowCandidates(candidates, anchor, t, o) });
+  fixes.push({ t, cands: windowCandidates(candidates, anchor, t, o), lat: fix.lat, lon: fix.lon });
   // A cruise speed of 0: no stretch of a minute yet, the runner's speed is not known.
-  const cruise = cruiseSpeed(s, startMs);
-  const moving = movingSpeed(s, startMs);
+  const cruise = cruiseSpeed(s, startMs, E);
+  const moving = movingSpeed(s, startMs, E);
   const speedMps = moving ?? DEFAULT_SPEED_MPS;
   const speedKnown = moving !== null;
   const decoded = decodeWindow(fixes, {
@@ -334,6 +352,7 @@ function decideWindow(
     speedKnown,
     cruiseMps: cruise > 0 ? cruise : null,
     maxSpeedMps: o.maxSpeedMps,
+    effort: E.at,
   });
   s.matchWindow = {
     anchor,
@@ -343,7 +362,8 @@ function decideWindow(
     decidedT: w?.decidedT ?? -Infinity,
     ...(s.matchWindow?.cruise ? { cruise: s.matchWindow.cruise } : {}),
   };
-  return { anchor, fixes, ...decoded, speedMps, speedKnown };
+  const metresMps = (moving !== null ? movingSpeed(s, startMs, PLAIN) : null) ?? DEFAULT_SPEED_MPS;
+  return { anchor, fixes, ...decoded, speedMps, speedKnown, metresMps };
 }
 
 /**
@@ -387,27 +407,27 @@ function lastProgress(s: RunnerState, startMs: number): ProgressPoint {
 
 /**
  * Metres per second over the recent window of progress (or since the start); null before the first progress. A
- * runner who has stopped gets the default: they are expected to move on.
+ * runner who has stopped gets the default: they are expected to move on. With an effort scale: flat metres per second.
  */
-function recentSpeed(s: RunnerState, startMs: number): number | null {
+function recentSpeed(s: RunnerState, startMs: number, E?: EffortScale): number | null {
   const p = s.progress;
   if (p.length === 0) return null;
   const last = p[p.length - 1];
   const ref = recentReference(p, startMs);
   const dt = (last.t - ref.t) / 1000;
-  const dd = last.distanceM - ref.distanceM;
+  const dd = E ? E.at(last.distanceM) - E.at(ref.distanceM) : last.distanceM - ref.distanceM;
   return dt > 0 && dd > 0 ? dd / dt : DEFAULT_SPEED_MPS;
 }
 
 /**
  * The runner's moving speed: the fastest stretch between consecutive progress points (a minute apart at least)
- * within the last hour. Unlike the average it is not dragged down by a rest at an aid station.
+ * within the last hour, in flat metres per second (effort, `eta.ts`). Unlike the average it is not dragged down by a rest at an aid station.
  *
  * Incremental (`CruiseFold`, kept in the matcher's window): the stretches are a chain from the start that only grows with the
  * progress, so only the points added since the last call are walked, and only the last hour's stretches are kept.
  * `cruiseSpeedFull` is the same walk over the whole history (kept for the test that compares the two).
  */
-export function cruiseSpeed(s: RunnerState, startMs: number): number {
+export function cruiseSpeed(s: RunnerState, startMs: number, E: EffortScale): number {
   const p = s.progress;
   if (p.length === 0) return 0;
   let f = s.matchWindow?.cruise;
@@ -426,7 +446,7 @@ export function cruiseSpeed(s: RunnerState, startMs: number): number {
       const dt = (q.t - g.prevT) / 1000;
       if (dt >= 60) {
         g.t.push(q.t);
-        g.v.push((q.distanceM - g.prevD) / dt);
+        g.v.push((E.at(q.distanceM) - E.at(g.prevD)) / dt);
         g.prevT = q.t;
         g.prevD = q.distanceM;
       }
@@ -452,7 +472,7 @@ export function cruiseSpeed(s: RunnerState, startMs: number): number {
 }
 
 /** cruiseSpeed by walking the whole progress history (the computation before the fold; for tests). */
-export function cruiseSpeedFull(s: RunnerState, startMs: number): number {
+export function cruiseSpeedFull(s: RunnerState, startMs: number, E: EffortScale): number {
   const p = s.progress;
   if (p.length === 0) return 0;
   const lastT = p[p.length - 1].t;
@@ -462,7 +482,8 @@ export function cruiseSpeedFull(s: RunnerState, startMs: number): number {
     const q = p[k];
     const dt = (q.t - prev.t) / 1000;
     if (dt >= 60) {
-      if (lastT - q.t <= CRUISE_WINDOW_MS) fastest = Math.max(fastest, (q.distanceM - prev.distanceM) / dt);
+      if (lastT - q.t <= CRUISE_WINDOW_MS)
+        fastest = Math.max(fastest, (E.at(q.distanceM) - E.at(prev.distanceM)) / dt);
       prev = q;
     }
   }
@@ -470,12 +491,13 @@ export function cruiseSpeedFull(s: RunnerState, startMs: number): number {
 }
 
 /**
- * The runner's moving speed: the median speed of the steps between progress points (a minute apart at least) within
+ * The runner's moving speed (flat metres per second): the median speed of the steps between progress points (a minute
+ * apart at least) within
  * the last CRUISE_WINDOW_MS, leaving out steps slower than MOVING_MIN_MPS (stopped at an aid station). Null until
  * MOVING_MIN_STEPS such steps are known. Unlike the recent average it is not dragged down by a rest, and unlike the
  * cruise speed (the fastest step) not pushed up by GPS noise.
  */
-function movingSpeed(s: RunnerState, startMs: number): number | null {
+function movingSpeed(s: RunnerState, startMs: number, E: EffortScale): number | null {
   const p = s.progress;
   const n = p.length;
   if (n === 0) return null;
@@ -487,7 +509,7 @@ function movingSpeed(s: RunnerState, startMs: number): number | null {
     const dt = (later.t - q.t) / 1000;
     if (dt < 60 && k >= 0) continue;
     if (dt > 0) {
-      const v = (later.distanceM - q.distanceM) / dt;
+      const v = (E.at(later.distanceM) - E.at(q.distanceM)) / dt;
       if (v >= MOVING_MIN_MPS) speeds.push(v);
     }
     later = q;

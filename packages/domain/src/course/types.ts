@@ -147,7 +147,8 @@ export interface CruiseFold {
 
 export interface MatchWindow {
   anchor: ProgressPoint;
-  fixes: { t: number; cands: CourseCandidate[] }[];
+  /** The window's fixes: time, the passes near each, and the fix's position. */
+  fixes: { t: number; cands: CourseCandidate[]; lat?: number; lon?: number }[];
   /** Per window fix, from the latest decoding: its progress, and whether it was believed (not an outlier). */
   distances: number[];
   placed: boolean[];
