@@ -294,6 +294,30 @@ describe.each(dbKinds)('live stream tickets (%s)', (kind) => {
     sse.close();
   });
 
+  it('a ticket opens one stream only: a second use, here or on another process, is 401 ticket_used (issue 24.11)', async () => {
+    const { Ticket } = await ticketFor(owner);
+    const first = await open(`?ticket=${encodeURIComponent(Ticket)}&v=5`);
+    expect(first.status).toBe(200);
+    // Again while the first stream is open, and after it closed (EventSource's own reconnect re-uses the URL).
+    for (const when of ['open', 'closed']) {
+      if (when === 'closed') first.close();
+      const again = await call(
+        t,
+        'GET',
+        `/api/open/races/${race.raceId}/live?ticket=${encodeURIComponent(Ticket)}`,
+      );
+      expect(again.statusCode, when).toBe(401);
+      expect(again.json()).toEqual({ error: 'ticket_used', message: expect.any(String) });
+    }
+    // Another process (its own StreamTickets, the same database) refuses it too.
+    await expect(new StreamTickets(t.app.db).verify(Ticket, race.raceId)).rejects.toMatchObject({
+      statusCode: 401,
+      code: 'ticket_used',
+    });
+    // A fresh ticket opens the next stream.
+    expect((await open(`?ticket=${encodeURIComponent((await ticketFor(owner)).Ticket)}`)).status).toBe(200);
+  });
+
   it('a ticket longer than any real one is bad input (400); the log never shows a ticket', async () => {
     const res = await call(t, 'GET', `/api/open/races/${race.raceId}/live?ticket=${'a'.repeat(1001)}`);
     expect(res.statusCode).toBe(400);

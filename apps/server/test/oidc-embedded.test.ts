@@ -259,6 +259,39 @@ describe.each(dbKinds)('embedded OpenID Connect provider (%s)', (kind) => {
     expect(back.searchParams.get('error')).toBe('login_required');
   });
 
+  it('a sign-out link without the signed-in user’s id_token_hint asks for a click (issue 24.11)', async () => {
+    const browser = new Browser(run.url);
+    const client = new WebClient(browser, run.config);
+    await client.signIn({ path: 'demo', form: { who: 'director1' } });
+    const someoneElse = await new WebClient(new Browser(run.url), run.config).signIn({
+      path: 'demo',
+      form: { who: 'director2' },
+    });
+    const links = [
+      '',
+      `?${new URLSearchParams({ client_id: run.config.clientId, post_logout_redirect_uri: `${run.url}/` })}`,
+      // Another account's valid id token: it proves nothing about this browser's user.
+      `?${new URLSearchParams({ id_token_hint: someoneElse.id_token })}`,
+    ];
+    let html = '';
+    for (const q of links) {
+      const page = await browser.request(`/oidc/session/end${q}`);
+      expect(page.status, q).toBe(200);
+      html = await page.text();
+      expect(html, q).not.toContain('<script');
+      expect(html, q).toContain('<button type="submit" form="op.logoutForm">Sign out</button>');
+    }
+    // Nothing was submitted: still signed in.
+    const silent = await browser.request(client.authorizeUrl({ prompt: 'none' }));
+    expect(new URL(silent.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    // The click signs out.
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)![1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1];
+    expect((await browser.request(action, { form: { xsrf, logout: 'yes' } })).status).toBe(303);
+    const after = await browser.request(client.authorizeUrl({ prompt: 'none' }));
+    expect(new URL(after.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+  });
+
   it('keeps the provider session: a second authorization is silent (prompt=none) without a sign-in page', async () => {
     const browser = new Browser(run.url);
     const client = new WebClient(browser, run.config);

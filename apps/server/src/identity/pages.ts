@@ -155,9 +155,24 @@ ${field('password', 'Password', 'password', 'new-password', 'At least 8 characte
 /** The sign-out page's one script (allowed by its hash in the Content-Security-Policy). */
 export const LOGOUT_SCRIPT = "document.getElementById('op.logoutForm').submit()";
 
-/** RP-initiated logout: the provider's confirmation form, submitted at once (sign-out needs no extra click). */
-export function logoutPage(productName: string, form: string): string {
+/**
+ * RP-initiated logout: the provider's confirmation form. Submitted at once only when the request proved it came
+ * from the app the user signed in to (`auto`: a valid `id_token_hint` of the signed-in account); otherwise it asks
+ * for a click, so a link on any site cannot sign the user out.
+ */
+export function logoutPage(productName: string, form: string, auto: boolean): string {
   const confirmed = form.replace('</form>', '<input type="hidden" name="logout" value="yes"></form>');
+  if (!auto) {
+    return layout(
+      productName,
+      'Sign out',
+      `<div class="card">
+<h1>Sign out of ${escapeHtml(productName)}?</h1>
+${confirmed}
+<button type="submit" form="op.logoutForm">Sign out</button>
+</div>`,
+    );
+  }
   return layout(
     productName,
     'Signing out',

@@ -123,8 +123,15 @@ export function createProvider(opts: ProviderOptions): Provider {
       rpInitiatedLogout: {
         enabled: true,
         async logoutSource(ctx, form) {
+          // oidc-provider has validated an id_token_hint before this runs (an invalid one is an error page): it
+          // proves the request came from the app only when it names the signed-in account. Otherwise: a click.
+          const hint = ctx.oidc.entities.IdTokenHint as { payload?: { sub?: unknown } } | undefined;
+          const auto =
+            !!ctx.oidc.params?.id_token_hint &&
+            hint?.payload?.sub !== undefined &&
+            hint.payload.sub === ctx.oidc.session?.accountId;
           ctx.type = 'html';
-          ctx.body = logoutPage(config.PRODUCT_NAME, form);
+          ctx.body = logoutPage(config.PRODUCT_NAME, form, auto);
         },
         async postLogoutSuccessSource(ctx) {
           ctx.type = 'html';

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../db/client';
 import { getOrCreateSetting } from '../db/settings';
@@ -20,10 +21,13 @@ import type { LiveService } from './service';
  * else) answers `{ Ticket, ExpiresAt }`; `GET /api/open/races/{raceId}/live?ticket=…` then serves that viewer the
  * live stream (undelayed, unmasked). The ticket is `payload.signature`: the payload names the race, the user, whether
  * they are an admin and the expiry; the signature is an HMAC-SHA256 with a key made once and kept in `settings`
- * (like the VAPID keys), so any process of a cluster accepts a ticket another one issued. Nothing is stored per
- * ticket. A ticket is good for one race and `STREAM_TICKET_TTL_MS` (60 s) to *open* a stream; a stream opened with
- * it lives on. A reconnect after the expiry is refused (401 JSON, never a silent fallback to the public view): the
- * web client then asks for a fresh ticket and opens a new stream, resuming from its last event id. Tickets travel in
+ * (like the VAPID keys), so any process of a cluster accepts a ticket another one issued. A ticket is good for one
+ * race, `STREAM_TICKET_TTL_MS` (60 s) and ONE stream: the first stream it opens marks it used in the database (so
+ * on every process), a stream opened with it lives on, and any later use is refused (401 `ticket_used`, or
+ * `ticket_expired`; never a silent fallback to the public view). EventSource's own reconnect re-uses the URL, so it
+ * is refused too: the web client then asks for a fresh ticket and opens a new stream, resuming from its last event
+ * id (apps/web/src/features/live/use-live-race.ts) — one extra request per reconnect, and a ticket seen in a log,
+ * a proxy or a browser history opens nothing. Tickets travel in
  * the URL, so the request log prints them redacted (`logRequest`, app.ts's `req` serializer).
  */
 
@@ -75,6 +79,20 @@ export class StreamTickets {
     return this.key;
   }
 
+  /**
+   * Marks a ticket used, for every process of a cluster: true the first time. A used ticket is a row of the
+   * database's expiring keys (`sign_in_buckets`, swept once expired: the sign-in limits' table, which holds any
+   * short-lived key with an expiry) named by the ticket's signature, kept until the ticket's own expiry.
+   */
+  private async spend(signature: string, expiresAtMs: number): Promise<boolean> {
+    const res = (await this.db.execute(sql`
+      INSERT INTO sign_in_buckets (key, tokens, at, expires_at)
+      VALUES (${`live-ticket:${signature}`}, 0, now(), ${new Date(expiresAtMs).toISOString()}::timestamptz)
+      ON CONFLICT (key) DO NOTHING
+      RETURNING key`)) as unknown as { rows: unknown[] };
+    return res.rows.length > 0;
+  }
+
   async issue(user: Viewer, raceId: number): Promise<{ Ticket: string; ExpiresAt: string }> {
     const payload: TicketPayload = {
       r: raceId,
@@ -107,6 +125,12 @@ export class StreamTickets {
         401,
         'ticket_expired',
         'The stream ticket has expired: ask for a new one (POST /api/director/races/{raceId}/live-ticket).',
+      );
+    if (!(await this.spend(m[2], payload.e)))
+      throw new HttpError(
+        401,
+        'ticket_used',
+        'The stream ticket has already opened a stream: ask for a new one (POST /api/director/races/{raceId}/live-ticket).',
       );
     return { id: payload.u, isAdmin: payload.a };
   }
