@@ -152,7 +152,12 @@ export default async function ingestBench() {
   try {
     const noop = await startNoopServer();
     servers.push(noop);
-    const env = (url: string) => ({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
+    // One address plays all 128 trackers: no per-client connection cap (MAX_CONNECTIONS_PER_CLIENT).
+    const env = (url: string) => ({
+      DATABASE_URL: url,
+      LOG_LEVEL: 'silent',
+      MAX_CONNECTIONS_PER_CLIENT: '0',
+    });
     const server = await startBuiltServer({
       env: env(dbs[0].url),
       nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [],

@@ -175,19 +175,25 @@ describe('a flood of live streams from one address under a low open-file limit',
 });
 
 describe('MAX_CONNECTIONS_PER_CLIENT', () => {
-  it('defaults to the per-client stream cap + 50, at most a quarter of the open-file limit (at least 16)', () => {
+  it('defaults to the per-client stream cap + 50, at most a quarter of the open-file limit (at least 16); none without a stream cap', () => {
     expect(defaultMaxConnectionsPerClient(50, 20_000)).toBe(100);
     expect(defaultMaxConnectionsPerClient(50, 1024)).toBe(100);
     expect(defaultMaxConnectionsPerClient(50, 256)).toBe(64);
     expect(defaultMaxConnectionsPerClient(50, 32)).toBe(16);
     expect(defaultMaxConnectionsPerClient(500, 1_048_576)).toBe(550);
-    expect(defaultMaxConnectionsPerClient(0, 20_000)).toBe(100);
+    // No per-client stream cap (a venue, a bench): no connection cap unless asked for.
+    expect(defaultMaxConnectionsPerClient(0, 20_000)).toBe(0);
     expect(defaultMaxConnectionsPerClient(50, null)).toBe(100);
   });
 
   it('reads an explicit value, empty as the default, 0 as no cap, and refuses bad values', () => {
     expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '300' }).maxConnectionsPerClient).toBe(300);
     expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '0' }).maxConnectionsPerClient).toBe(0);
+    expect(loadConfig({ LIVE_MAX_STREAMS_PER_CLIENT: '0' }).maxConnectionsPerClient).toBe(0);
+    expect(
+      loadConfig({ LIVE_MAX_STREAMS_PER_CLIENT: '0', MAX_CONNECTIONS_PER_CLIENT: '40' })
+        .maxConnectionsPerClient,
+    ).toBe(40);
     expect(loadConfig({ MAX_CONNECTIONS_PER_CLIENT: '' }).maxConnectionsPerClient).toBe(
       defaultMaxConnectionsPerClient(50),
     );

@@ -18,8 +18,6 @@ import { openFileLimit } from '../live/sse-hub';
  * them itself); with a hop count every peer is a proxy, so nothing is counted.
  */
 
-/** Default cap with LIVE_MAX_STREAMS_PER_CLIENT = 0 (no stream cap). */
-export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 100;
 /** Connections above the stream cap a client may hold by default: a browser's page, API calls and assets. */
 const CONNECTIONS_BESIDE_STREAMS = 50;
 /** Connections past the cap still answered with a 429 (the rest are closed unanswered). */
@@ -31,14 +29,16 @@ export const CONNECTION_RETRY_AFTER_S = 10;
 
 /**
  * Default MAX_CONNECTIONS_PER_CLIENT: the live streams a client may hold and 50 more, but no more than a quarter of
- * the open-file limit (at least 16), so two clients at their cap cannot take half the descriptors.
+ * the open-file limit (at least 16), so two clients at their cap cannot take half the descriptors. With no
+ * per-client stream cap (LIVE_MAX_STREAMS_PER_CLIENT=0: a venue, a bench, one address for many viewers) no
+ * connection cap either, unless MAX_CONNECTIONS_PER_CLIENT asks for one.
  */
 export function defaultMaxConnectionsPerClient(
   streamsPerClient: number,
   fdLimit: number | null = openFileLimit(),
 ): number {
-  const wanted =
-    streamsPerClient > 0 ? streamsPerClient + CONNECTIONS_BESIDE_STREAMS : DEFAULT_MAX_CONNECTIONS_PER_CLIENT;
+  if (streamsPerClient <= 0) return 0;
+  const wanted = streamsPerClient + CONNECTIONS_BESIDE_STREAMS;
   if (fdLimit === null || !Number.isFinite(fdLimit)) return wanted;
   return Math.min(wanted, Math.max(16, Math.floor(fdLimit / 4)));
 }
