@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from './support/app';
-import { TEST_ADMIN_GROUP } from './support/issuer';
+import { TEST_ADMIN_GROUP, TEST_AUDIENCE } from './support/issuer';
 
 describe('bearer token verification (external issuer via discovery + JWKS)', () => {
   let t: TestContext;
@@ -69,6 +69,30 @@ describe('bearer token verification (external issuer via discovery + JWKS)', () 
     });
     expect(res.statusCode).toBe(status);
     if (status === 403) expect(res.json().error).toBe('forbidden');
+  });
+
+  // Glewlwyd 2.7 names an access token's audience by its space-separated scope list when no `resource` was asked
+  // for ("openid profile … races.manage"); found running the web app against it. The API reads a string `aud`
+  // with spaces as that list: OIDC_AUDIENCE must be one of its members, never a part of one.
+  it.each([
+    ['a list containing it', `openid profile ${TEST_AUDIENCE} offline_access`, 200],
+    ['only it', ` ${TEST_AUDIENCE} `, 200],
+    ['a list without it', 'openid profile offline_access', 401],
+    ['a list with a longer value', `openid ${TEST_AUDIENCE}-other`, 401],
+  ] as const)('reads a space-separated aud string as a list: %s (%j) → %i', async (_label, aud, status) => {
+    const token = await t.issuer.sign({ oid: 'u-aud', aud });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/director/races',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode).toBe(status);
+    if (status === 401) {
+      expect(res.json()).toMatchObject({
+        error: 'invalid_token',
+        message: 'The access token\'s "aud" claim is not valid here.',
+      });
+    }
   });
 
   it('accepts a valid token', async () => {

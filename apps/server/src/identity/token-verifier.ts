@@ -54,6 +54,17 @@ export function claimsToUser(payload: JWTPayload, adminGroupId: string): AuthUse
 }
 
 /**
+ * The token's audiences: a list, or one string. A string with spaces is read as a space-separated list: Glewlwyd
+ * (2.7) names the audience by the granted scope list ("openid profile races.manage") when the client asks for no
+ * `resource`. The configured audience must equal one member exactly.
+ */
+export function audiencesOf(aud: unknown): string[] {
+  if (Array.isArray(aud)) return aud.filter((a): a is string => typeof a === 'string');
+  if (typeof aud === 'string') return aud.split(/\s+/).filter(Boolean);
+  return [];
+}
+
+/**
  * One verification path for every issuer (embedded or external): signature against the issuer's keys,
  * `iss`, `aud`, expiry, pinned algorithms, then the API scope.
  */
@@ -63,11 +74,13 @@ export function createTokenVerifier(opts: TokenVerifierOptions): TokenVerifier {
     try {
       ({ payload } = await jwtVerify(token, opts.getKey, {
         issuer: opts.issuer,
-        audience: opts.audience,
         algorithms: ACCEPTED_ALGORITHMS,
         clockTolerance: 30,
         requiredClaims: ['exp'],
       }));
+      if (!audiencesOf(payload.aud).includes(opts.audience)) {
+        throw new TokenError(`The access token's "aud" claim is not valid here.`);
+      }
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new TokenError('The access token has expired.');
       if (err instanceof joseErrors.JWTClaimValidationFailed)
