@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LeaderboardRow } from '@racebeacon/domain';
-import { defaultMaxConnectionsPerClient } from '../src/platform/connection-limit';
+import { defaultMaxConnectionsPerClient, proxyPeer } from '../src/platform/connection-limit';
 import { loadConfig } from '../src/config';
 import { osmandUrl, pointAlong, type SeededRunner } from './support/live-seed';
 
@@ -199,5 +199,21 @@ describe('MAX_CONNECTIONS_PER_CLIENT', () => {
     );
     for (const bad of ['-1', 'lots', '2.5'])
       expect(() => loadConfig({ MAX_CONNECTIONS_PER_CLIENT: bad })).toThrow(/MAX_CONNECTIONS_PER_CLIENT:/);
+  });
+
+  it('does not count the proxies TRUST_PROXY names (they carry every client’s connections)', () => {
+    const listed = proxyPeer(['10.0.0.0/8', '::1', 'uniquelocal']);
+    expect(['10.2.3.4', '::ffff:10.2.3.4', '::1', '192.168.1.9', 'fd00::5'].map(listed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['203.0.113.9', '127.0.0.1', '2001:db8::1'].map(listed)).toEqual([false, false, false]);
+    expect(proxyPeer(['loopback'])('127.0.0.9')).toBe(true);
+    // A hop count: every peer is a proxy. Off: none is.
+    expect(proxyPeer(1)('203.0.113.9')).toBe(true);
+    expect(proxyPeer(false)('127.0.0.1')).toBe(false);
   });
 });
