@@ -29,7 +29,20 @@ export interface WindowFix {
   /** The fix's own position (absent in windows kept from before it was recorded). */
   lat?: number;
   lon?: number;
+  /** The accuracy the device reported with the fix (metres), if any. */
+  accuracyM?: number;
 }
+
+/** GPS error (σ) to weigh a fix with: GPS_SIGMA_M, or more when the device says its fix is worse. */
+export function fixSigma(f: WindowFix): number {
+  const a = f.accuracyM;
+  return a !== undefined && Number.isFinite(a) && a > GPS_SIGMA_M
+    ? Math.min(a, MAX_ACCURACY_SIGMA_M)
+    : GPS_SIGMA_M;
+}
+
+/** A reported accuracy beyond this is treated as this (the fix is still near the course to count at all). */
+const MAX_ACCURACY_SIGMA_M = 100;
 
 export interface DecodeParams {
   /** Where the runner was before the window's first fix (decided, not re-decided). */
@@ -145,12 +158,13 @@ const AHEAD_DISCOUNT = 1.5;
 /** Two places for the newest fix further apart than this are different answers, not noise. */
 const AMBIGUOUS_DISTANCE_M = 100;
 
-export function emissionCost(c: CourseCandidate): number {
+export function emissionCost(c: CourseCandidate, sigmaM: number = GPS_SIGMA_M): number {
   // Past the finish, the distance from the course's last segment carried straight on (a runner who ran through).
   const beyond = c.alongUnclampedM - c.alongM;
   const offset = beyond > 0 ? Math.sqrt(Math.max(0, c.offsetM * c.offsetM - beyond * beyond)) : c.offsetM;
-  const z = offset / GPS_SIGMA_M;
-  return 0.5 * z * z;
+  const z = offset / sigmaM;
+  // A fix reporting a larger error (its own accuracy) weighs less, and costs its σ's normalisation.
+  return 0.5 * z * z + Math.log(sigmaM / GPS_SIGMA_M);
 }
 
 function stepCost(
@@ -276,7 +290,7 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
         }
       }
       if (best === null) continue;
-      const cost = bestCost + emissionCost(c);
+      const cost = bestCost + emissionCost(c, fixSigma(f));
       const d = Math.max(c.alongM, best.d);
       const stopped = d - best.d < STOPPED_FRACTION * p.speedMps * ((f.t - best.t) / 1000);
       next.push({ d, t: f.t, cost, prev: best, c, lat: f.lat ?? NaN, lon: f.lon ?? NaN, stopped });
@@ -322,7 +336,10 @@ export function decodeWindow(fixes: readonly WindowFix[], p: DecodeParams): Deco
     const weighed = before.map((a) => {
       let cost = a.cost + SKIP_COST;
       for (const c of f.cands) {
-        cost = Math.min(cost, a.cost + stepCost(a, c, f, p, true, fixes[last - 1]) + emissionCost(c));
+        cost = Math.min(
+          cost,
+          a.cost + stepCost(a, c, f, p, true, fixes[last - 1]) + emissionCost(c, fixSigma(f)),
+        );
       }
       return [a, cost] as const;
     });

@@ -340,7 +340,13 @@ function decideWindow(
     k0++;
   }
   const fixes = w ? w.fixes.slice(k0) : [];
-  fixes.push({ t, cands: windowCandidates(candidates, anchor, t, o), lat: fix.lat, lon: fix.lon });
+  fixes.push({
+    t,
+    cands: windowCandidates(candidates, anchor, t, o),
+    lat: fix.lat,
+    lon: fix.lon,
+    ...(fix.accuracy !== undefined && fix.accuracy !== null ? { accuracyM: fix.accuracy } : {}),
+  });
   // A cruise speed of 0: no stretch of a minute yet, the runner's speed is not known.
   const cruise = cruiseSpeed(s, startMs, E);
   const moving = movingSpeed(s, startMs, E);

@@ -49,6 +49,11 @@ export interface Fix {
   t: number;
   lat: number;
   lon: number;
+  /**
+   * The device's own estimate of its position error (metres), when it sends one: the matcher weighs a fix with a
+   * larger error less (σ = max(15 m, accuracy)). Optional: fixes without it are weighed as before.
+   */
+  accuracy?: number | null;
 }
 
 export interface MatchOptions {
@@ -148,7 +153,7 @@ export interface CruiseFold {
 export interface MatchWindow {
   anchor: ProgressPoint;
   /** The window's fixes: time, the passes near each, and the fix's position. */
-  fixes: { t: number; cands: CourseCandidate[]; lat?: number; lon?: number }[];
+  fixes: { t: number; cands: CourseCandidate[]; lat?: number; lon?: number; accuracyM?: number }[];
   /** Per window fix, from the latest decoding: its progress, and whether it was believed (not an outlier). */
   distances: number[];
   placed: boolean[];
