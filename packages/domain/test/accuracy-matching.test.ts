@@ -10,6 +10,7 @@ import {
   addFix,
   buildLeaderboard,
   computeRunnerState,
+  flatEtaMs,
   prepareCourse,
   type CourseInput,
   type Fix,
@@ -24,7 +25,9 @@ import {
   outAndBackCourse,
   sharedRoadLapCourse,
   seededRandom,
+  simulateHillRunner,
   simulateRunner,
+  summitSwitchbackCourse,
   switchbackCourse,
   type SimulatedRunner,
 } from '../src/course/synthetic';
@@ -427,4 +430,86 @@ describe('course matching accuracy over 150 seeded runners per course', () => {
       expect(x.finishMissedAtFirstFix).toBe(0);
     },
   );
+});
+
+/**
+ * Up eight switchback legs (600 m long, 40 m apart, 60 m of climb each) to a summit and back down the same legs:
+ * 30 runners at 6.5–10.5 km/h on the flat, paced by the grade (simulateHillRunner: descents up to 4.5 m/s for the
+ * fastest), σ = 10 m, 10 % of fixes dropped and 12 % delivered late, through the live path in delivery order.
+ */
+describe('up and back down eight switchback legs, fast descenders, drops and late fixes', () => {
+  const course = prepareCourse(summitSwitchbackCourse(8, 600, 40, 60));
+  const rand = seededRandom(8088);
+  const errors: number[] = [];
+  const finishDelaysS: number[] = [];
+  let backwards = 0;
+  let fastestDescentMps = 0;
+  let noFixAfterFinish = 0;
+  const etaRatio: number[] = [];
+  const flat: number[] = [];
+  const terrain: number[] = [];
+  const inRange: boolean[] = [];
+  for (let r = 0; r < 30; r++) {
+    const kmh = 6.5 + 4 * rand();
+    const sim = simulateHillRunner(course, {
+      seed: 9100 + r,
+      startMs: START_MS,
+      flatPaceSecPerKm: 3600 / kmh,
+      pingIntervalMs: PING_MS,
+      noiseM: 10,
+      dropoutRate: 0.1,
+      lateRate: 0.12,
+      maxDelayPings: 3,
+    });
+    const byDelivery = sim.fixes.slice().sort((a, b) => a.deliveredMs - b.deliveredMs);
+    let state = computeRunnerState(course, [], clock, START_MS);
+    let sorted: Fix[] = [];
+    byDelivery.forEach((f, k) => {
+      const fix: Fix = { t: f.t, lat: f.lat, lon: f.lon };
+      const next = addFix(course, state, sorted, fix, clock, f.deliveredMs);
+      sorted = insertSorted(sorted, fix);
+      if (next.distanceM < state.distanceM - 1e-9) backwards++;
+      state = next;
+      if (k % 4 === 3 && state.status === 'racing' && state.etaFinishEarliestMs !== null) {
+        const flatEta = flatEtaMs(state, course.lengthM);
+        if (flatEta !== null) {
+          flat.push(Math.abs(flatEta - sim.finishMs));
+          terrain.push(Math.abs(state.etaFinishMs! - sim.finishMs));
+          inRange.push(sim.finishMs >= state.etaFinishEarliestMs && sim.finishMs <= state.etaFinishLatestMs!);
+        }
+      }
+    });
+    const full = computeRunnerState(course, sorted, clock, START_MS + 24 * 3600_000);
+    for (const f of sim.fixes)
+      if (f.t < sim.finishMs) errors.push(Math.abs(estimateAt(full, f.t) - f.truthM));
+    // A runner whose only fix after the finish was dropped cannot be seen finishing (counted apart).
+    if (sim.fixes.some((f) => f.t >= sim.finishMs))
+      finishDelaysS.push(full.finishMs === null ? Infinity : (full.finishMs - sim.finishMs) / 1000);
+    else noFixAfterFinish++;
+    const down = sim.timeAt(course.lengthM) - sim.timeAt(course.lengthM / 2);
+    fastestDescentMps = Math.max(fastestDescentMps, course.lengthM / 2 / (down / 1000));
+  }
+  errors.sort((a, b) => a - b);
+  const med = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  etaRatio.push(med(terrain) / med(flat));
+  const delays = finishDelaysS.map(Math.abs).sort((a, b) => a - b);
+  console.log(
+    `\nUp and back down 8 switchback legs (${(course.lengthM / 1000).toFixed(1)} km, 30 runners, fastest descent ${fastestDescentMps.toFixed(1)} m/s): ` +
+      `fixes ${errors.length}  p50 ${percentile(errors, 50).toFixed(1)} m  p95 ${percentile(errors, 95).toFixed(1)} m  p99 ${percentile(errors, 99).toFixed(1)} m  max ${errors[errors.length - 1].toFixed(0)} m  ` +
+      `backwards ${backwards}  finish delay max ${delays[delays.length - 1].toFixed(0)} s (${finishDelaysS.length} runners; ${noFixAfterFinish} with no fix after the finish)  ` +
+      `finish ETA median error ${(med(terrain) / 60_000).toFixed(1)} min vs flat pace ${(med(flat) / 60_000).toFixed(1)} min (${etaRatio[0].toFixed(2)}), range held the truth ${((100 * inRange.filter(Boolean).length) / inRange.length).toFixed(0)} %\n`,
+  );
+
+  it('p99 ≤ 30 m, worst ≤ 100 m along the course', () => {
+    expect(errors.length).toBeGreaterThan(800);
+    expect(percentile(errors, 99)).toBeLessThanOrEqual(30);
+    expect(errors[errors.length - 1]).toBeLessThanOrEqual(100);
+  });
+
+  it('no backwards step, every runner finished within one interval, descents of 4 m/s and more among them', () => {
+    expect(backwards).toBe(0);
+    expect(finishDelaysS.length).toBeGreaterThan(20);
+    for (const d of finishDelaysS) expect(Math.abs(d)).toBeLessThanOrEqual(PING_MS / 1000);
+    expect(fastestDescentMps).toBeGreaterThan(4);
+  });
 });

@@ -128,6 +128,35 @@ export function switchbackCourse(
 }
 
 /**
+ * Switchbacks climbing to a summit and back down the same legs: `legs` legs `legM` long, `gapM` apart, each climbing
+ * `climbPerLegM` (a 10 % grade by default), the corners level. The elevation is what lets a runner's speed differ up
+ * and down (simulateHillRunner): a fast descender covers a leg two to three times faster than they climbed it.
+ */
+export function summitSwitchbackCourse(
+  legs = 8,
+  legM = 600,
+  gapM = 40,
+  climbPerLegM = 60,
+  origin: Origin = DEFAULT_ORIGIN,
+): CourseInput {
+  const corners: [number, number][] = [[0, 0]];
+  for (let k = 0; k < legs; k++) {
+    const x = k % 2 === 0 ? legM : 0;
+    corners.push([x, k * gapM], ...(k < legs - 1 ? [[x, (k + 1) * gapM] as [number, number]] : []));
+  }
+  const up = polylineMetres(corners, 20);
+  // Elevation: climbing along each leg (x changes), level at the corners (only y changes).
+  const upEle: number[] = [800];
+  for (let k = 1; k < up.length; k++) {
+    const dx = Math.abs(up[k][0] - up[k - 1][0]);
+    upEle.push(upEle[k - 1] + (dx / legM) * climbPerLegM);
+  }
+  const xy = [...up, ...up.slice(0, -1).reverse()];
+  const ele = [...upEle, ...upEle.slice(0, -1).reverse()];
+  return courseFromMetres(xy, origin, (k) => ele[k]);
+}
+
+/**
  * A lollipop: a stem out `stemM` east, a loop of about `loopM`, and the stem back `gapM` north of the way out (the
  * two sides of a trail, run in opposite directions), finishing beside the start.
  */
@@ -345,6 +374,9 @@ export interface HillRunnerOptions {
   pingIntervalMs?: number;
   noiseM?: number;
   dropoutRate?: number;
+  /** Probability that a ping arrives late (after up to `maxDelayPings` later pings); the fixes stay in time order. */
+  lateRate?: number;
+  maxDelayPings?: number;
 }
 
 export interface HillRunner {
@@ -425,7 +457,10 @@ export function simulateHillRunner(course: PreparedCourse, o: HillRunnerOptions)
     const dx = noise * gaussian(rand);
     const dy = noise * gaussian(rand);
     if (rand() < (o.dropoutRate ?? 0)) continue;
-    fixes.push({ t: x, lat: p.lat + dy / ky, lon: p.lon + dx / kx, truthM, deliveredMs: x, isJump: false });
+    // Drawn only when asked, so runners without late fixes stay the same draws as before.
+    const late = (o.lateRate ?? 0) > 0 && rand() < o.lateRate!;
+    const deliveredMs = late ? x + Math.ceil(rand() * (o.maxDelayPings ?? 3)) * ping + 1000 : x;
+    fixes.push({ t: x, lat: p.lat + dy / ky, lon: p.lon + dx / kx, truthM, deliveredMs, isJump: false });
   }
   return { fixes, finishMs, truthAt, timeAt };
 }
