@@ -120,6 +120,34 @@ try {
     check(admin === 403, `GET /api/admin/devices as non-admin → ${admin}`);
   }
 
+  // RENEW=1 (with GW_ACCESS_TOKEN_SECONDS=60 in try-glewlwyd.sh): wait until the access token has expired, then an
+  // API call must go out with a new one (the app's refresh-token grant at Glewlwyd's token endpoint).
+  if (process.env.RENEW) {
+    const tokenNow = () =>
+      page.evaluate(() => {
+        const k = Object.keys(sessionStorage).find((x) => x.startsWith('oidc.user:'));
+        const u = JSON.parse(sessionStorage.getItem(k));
+        return { at: u.access_token, exp: u.expires_at };
+      });
+    const before = await tokenNow();
+    const waitMs = Math.max(0, before.exp * 1000 - Date.now()) + 2000;
+    log(`waiting ${Math.round(waitMs / 1000)} s for the access token to expire`);
+    await page.waitForTimeout(waitMs);
+    const tokenCall = page.waitForRequest((r) => new URL(r.url()).pathname.endsWith('/token'), {
+      timeout: 20000,
+    });
+    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/director/races');
+    await nav().getByRole('link', { name: 'Home' }).click();
+    await nav().getByRole('link', { name: 'My Races' }).click();
+    const grant = new URLSearchParams((await tokenCall).postData() ?? '').get('grant_type');
+    const r = await answer;
+    const after = await tokenNow();
+    check(
+      r.status() === 200 && after.at !== before.at && grant === 'refresh_token',
+      `after expiry: ${grant} grant, new token ${after.at !== before.at}, GET /api/director/races → ${r.status()}`,
+    );
+  }
+
   // Reload keeps the session.
   await page.reload();
   await nav().getByRole('button', { name: 'Logout' }).waitFor({ timeout: 15000 });

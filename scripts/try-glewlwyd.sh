@@ -14,6 +14,7 @@ set -euo pipefail
 GLEWLWYD_DIR="${GLEWLWYD_DIR:-${TMPDIR:-/tmp}/racebeacon-glewlwyd}"
 GW_PORT="${GW_PORT:-4594}"
 APP_PORT="${APP_PORT:-3100}"
+# Access-token lifetime; a short one (GW_ACCESS_TOKEN_SECONDS=60) lets try-glewlwyd-browser.mjs RENEW=1 see a renewal.
 GW_URL="http://127.0.0.1:${GW_PORT}"
 APP_URL="http://127.0.0.1:${APP_PORT}"
 ISSUER="${GW_URL}/api/oidc"
@@ -121,7 +122,7 @@ KEY_JSON="$(json_str key.pem)"
 CERT_JSON="$(json_str pub.pem)"
 api POST /mod/plugin/ '{"module":"oidc","name":"oidc","display_name":"OpenID Connect","enabled":true,"parameters":{
   "iss":"'"${ISSUER}"'","jwt-type":"rsa","jwt-key-size":"256","key":'"${KEY_JSON}"',"cert":'"${CERT_JSON}"',
-  "jwks-show":true,"access-token-duration":3600,"refresh-token-duration":86400,"code-duration":600,
+  "jwks-show":true,"access-token-duration":'"${GW_ACCESS_TOKEN_SECONDS:-3600}"',"refresh-token-duration":86400,"code-duration":600,
   "refresh-token-rolling":true,"allow-non-oidc":false,"auth-type-code-enabled":true,"auth-type-token-enabled":false,
   "auth-type-id-token-enabled":true,"auth-type-none-enabled":false,"auth-type-password-enabled":false,
   "auth-type-client-enabled":false,"auth-type-device-enabled":false,"auth-type-refresh-enabled":true,
