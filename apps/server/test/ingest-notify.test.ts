@@ -45,7 +45,12 @@ describe('compact position payload', () => {
       batteryPercent: 81,
       batteryState: 'GOOD',
       source: 'osmand',
+      // A 13-element array (a process that predates the accuracy) reads as no accuracy.
+      accuracy: null,
     });
+    // The accuracy, when the device reported one, is the optional 14th element.
+    const withAccuracy = unpackEnvelope(`origin-1\np${JSON.stringify([[...a, 60]])}`);
+    expect(withAccuracy!.events[0]).toEqual({ ...env!.events[0], accuracy: 60 });
     expect(unpackEnvelope('origin-1\np[broken')).toBeNull();
   });
 });
@@ -95,6 +100,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('ingest statement NOTIFY (PostgreS
       speed: 2,
       batteryPercent: 80,
       batteryState: i === 7 ? 'LOW "quoted" ü' : null,
+      // Every third fix with the device's own accuracy (announced with it), the others without.
+      accuracy: i % 3 ? null : 12.5 + i,
     }));
     // One copy of a fix twice in the batch, and one already stored: announced once, and not again.
     const first = await storeFixes(database.db, fixes.slice(0, 1), database.pool, sender.positionNotify()!);
@@ -130,6 +137,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('ingest statement NOTIFY (PostgreS
         batteryPercent: 80,
         batteryState: f.batteryState,
         source: 'osmand',
+        accuracy: f.accuracy,
       });
       const row = i === 0 ? first[0] : stored[i];
       expect(e.positionId).toBe(row.positionId);

@@ -21,6 +21,11 @@ export type LiveEvent =
       batteryPercent: number | null;
       batteryState: string | null;
       source: string;
+      /**
+       * The horizontal accuracy the device reported (metres; null or absent: none), which the matcher weighs the fix
+       * by. Optional: a payload from a process that predates it has none.
+       */
+      accuracy?: number | null;
     }
   | {
       /** A battery level reported without a position (LoRaWAN status, Meshtastic telemetry); `at`: received. */

@@ -44,7 +44,11 @@ export function packEnvelopes(origin: string, events: LiveEvent[], maxBytes = MA
  */
 export const POSITIONS_MARKER = 'p';
 
-/** [raceId, runnerId, deviceId, positionId, fixTimeMs, receivedAtMs, lat, lon, altitude, speed, batteryPercent, batteryState, source] */
+/**
+ * [raceId, runnerId, deviceId, positionId, fixTimeMs, receivedAtMs, lat, lon, altitude, speed, batteryPercent,
+ * batteryState, source, accuracy?]: the accuracy (metres) only when the device reported one, so a fix without it
+ * costs no byte, and a 13-element array (a process that predates it) still reads, as no accuracy.
+ */
 export type CompactPosition = [
   number | null,
   number | null,
@@ -59,6 +63,7 @@ export type CompactPosition = [
   number | null,
   string | null,
   string,
+  (number | null)?,
 ];
 
 export function decodePosition(a: CompactPosition): Extract<LiveEvent, { type: 'position' }> {
@@ -77,6 +82,7 @@ export function decodePosition(a: CompactPosition): Extract<LiveEvent, { type: '
     batteryPercent: a[10],
     batteryState: a[11],
     source: a[12],
+    accuracy: a[13] ?? null,
   };
 }
 

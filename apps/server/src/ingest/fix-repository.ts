@@ -170,7 +170,10 @@ function batchJson(fixes: FixInput[]): string {
       `"dev":${c.dev ?? 'null'},"t":"${f.fixTime.toISOString()}","lat":${f.lat},"lon":${f.lon},` +
       `"alt":${num(f.altitude)},"spd":${num(f.speed)},"bp":${num(f.batteryPercent)},` +
       `"bs":${bs},"source":${source},"fm":"${f.fixTime.getTime()}","tail":${JSON.stringify(
-        `${f.lat},${f.lon},${num(f.altitude)},${num(f.speed)},${num(f.batteryPercent)},${bs},${source}`,
+        `${f.lat},${f.lon},${num(f.altitude)},${num(f.speed)},${num(f.batteryPercent)},${bs},${source}${
+          // The accuracy only when reported (CompactPosition's optional last element).
+          f.accuracy != null && Number.isFinite(f.accuracy) ? `,${f.accuracy}` : ''
+        }`,
       )},"acc":${num(f.accuracy)},"hdg":${num(f.heading)}}`;
   }
   return `[${parts.join(',')}]`;

@@ -284,6 +284,7 @@ export class IngestPipeline {
           batteryPercent: f.batteryPercent ?? null,
           batteryState: f.batteryState ?? null,
           source: f.source,
+          accuracy: f.accuracy ?? null,
         });
       }
       return {

@@ -140,6 +140,7 @@ export class RaceLive {
           lon: f.lon,
           batteryPercent: f.batteryPercent,
           batteryState: f.batteryState,
+          accuracy: f.accuracy ?? null,
         });
     }
     for (const c of input.checkins ?? []) this.runners.get(c.runnerId)?.checkins.push(c);

@@ -106,6 +106,7 @@ export class RaceReplay {
           lon: row.lon,
           batteryPercent: row.batteryPercent,
           batteryState: row.batteryState,
+          accuracy: row.accuracy ?? null,
         });
       }
       const r = byId.get(rows[k].runnerId);

@@ -16,6 +16,8 @@ export interface ReceivedFixRow {
   lon: number;
   batteryPercent: number | null;
   batteryState: string | null;
+  /** The accuracy the device reported (metres; null or absent: none): the matcher weighs the fix by it. */
+  accuracy?: number | null;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function listReceivedFixes(db: DbOrTx, raceId: number, afterId = 0)
       lon: positions.lon,
       batteryPercent: positions.batteryPercent,
       batteryState: positions.batteryState,
+      accuracy: positions.accuracyM,
     })
     .from(positions)
     .where(and(eq(positions.raceId, raceId), isNotNull(positions.runnerId), gt(positions.id, afterId)))
@@ -46,6 +49,7 @@ export async function listReceivedFixes(db: DbOrTx, raceId: number, afterId = 0)
     lon: r.lon,
     batteryPercent: r.batteryPercent,
     batteryState: r.batteryState,
+    accuracy: r.accuracy,
   }));
 }
 

@@ -51,6 +51,8 @@ export interface LiveFixRow {
   lon: number;
   batteryPercent: number | null;
   batteryState: string | null;
+  /** The accuracy the device reported (metres; null or absent: none): the matcher weighs the fix by it. */
+  accuracy?: number | null;
 }
 
 export async function findLiveRace(db: DbOrTx, raceId: number): Promise<LiveRaceRow | null> {
@@ -117,6 +119,7 @@ export async function listRaceFixes(db: DbOrTx, raceId: number): Promise<LiveFix
       lon: positions.lon,
       batteryPercent: positions.batteryPercent,
       batteryState: positions.batteryState,
+      accuracy: positions.accuracyM,
     })
     .from(positions)
     .where(and(eq(positions.raceId, raceId), isNotNull(positions.runnerId)))
@@ -128,6 +131,7 @@ export async function listRaceFixes(db: DbOrTx, raceId: number): Promise<LiveFix
     lon: r.lon,
     batteryPercent: r.batteryPercent,
     batteryState: r.batteryState,
+    accuracy: r.accuracy,
   }));
 }
 

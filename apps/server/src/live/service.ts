@@ -409,7 +409,13 @@ export class LiveService {
       if (entry.live.setBattery(e.runnerId, reading, Date.parse(e.at))) this.scheduleFlush(entry);
       return;
     }
-    const fix: LiveFix = { t: Date.parse(e.fixTime), lat: e.lat, lon: e.lon, ...reading };
+    const fix: LiveFix = {
+      t: Date.parse(e.fixTime),
+      lat: e.lat,
+      lon: e.lon,
+      ...reading,
+      accuracy: e.accuracy ?? null,
+    };
     logFix(entry, e.receivedAt, [e.runnerId, fix.t, fix.lat, fix.lon]);
     if (!entry.live.addFix(e.runnerId, fix, this.now())) return;
     let list = entry.pendingFixes.get(e.runnerId);
