@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import {
   addFix,
   computeRunnerState,
+  courseCandidates,
+  effortAt,
   flatEtaMs,
   pointAtDistance,
   type Fix,
@@ -88,7 +90,20 @@ interface Outcome {
   /** Errors on fixes where the recording follows the course, and on the others (with why). */
   errors: number[];
   deviating: { err: number; devM: number }[];
-  worst: { err: number; t: number; truthM: number; shownM: number; devM: number; seed: number } | null;
+  worst: {
+    err: number;
+    t: number;
+    truthM: number;
+    shownM: number;
+    devM: number;
+    seed: number;
+    /** Another pass of the course near the fix (metres from it, and where along), and the time stood still ±10 min. */
+    otherPass: { offsetM: number; alongM: number } | null;
+    stillMs: number;
+  } | null;
+  /** Per replay whose finish is more than one interval off: the truth still to go then, the fix's distance from the
+   *  finish point. */
+  finishCauses: { delayS: number; toGoM: number; fromFinishM: number }[];
   backwards: number;
   finishDelaysS: number[];
   finishMissedAtFirstPing: number;
@@ -98,6 +113,36 @@ interface Outcome {
   nextFlat: number[];
   nextEta: number[];
   nextInRange: boolean[];
+  /** Finish ranges missed: the truth after the latest / before the earliest. */
+  finishLate: number;
+  finishEarly: number;
+  nextLate: number;
+  nextEarly: number;
+  /** At each finish ETA: the share of the time still to go / gone that the recording stands still, and its
+   *  flat-equivalent moving pace over the rest against its pace so far. */
+  stopShareAhead: number[];
+  stopShareSoFar: number[];
+  paceRatioAhead: number[];
+}
+
+/** A minute in which the recording's truth advances less than this is standing still (a stop, a break). */
+const STILL_M_PER_MIN = 15;
+
+/** Time (ms) the recording stands still between a and b, by whole minutes from its start. */
+function stillTimer(c: RealCase): (a: number, b: number) => number {
+  const n = Math.ceil((c.finishMs - c.startMs) / MIN);
+  const cum = [0];
+  for (let k = 0; k < n; k++) {
+    const t0 = c.startMs + k * MIN;
+    const still = c.truthAt(Math.min(c.finishMs, t0 + MIN)) - c.truthAt(t0) < STILL_M_PER_MIN;
+    cum.push(cum[k] + (still ? Math.min(MIN, c.finishMs - t0) : 0));
+  }
+  const at = (t: number) => {
+    const x = Math.max(0, Math.min(n, (t - c.startMs) / MIN));
+    const k = Math.min(n - 1, Math.floor(x));
+    return cum[k] + (cum[k + 1] - cum[k]) * (x - k);
+  };
+  return (a, b) => at(b) - at(a);
 }
 
 function runCase(c: RealCase, seeds: number[]): Outcome {
@@ -118,7 +163,17 @@ function runCase(c: RealCase, seeds: number[]): Outcome {
     nextFlat: [],
     nextEta: [],
     nextInRange: [],
+    finishLate: 0,
+    finishEarly: 0,
+    nextLate: 0,
+    nextEarly: 0,
+    stopShareAhead: [],
+    stopShareSoFar: [],
+    paceRatioAhead: [],
+    finishCauses: [],
   };
+  const still = stillTimer(c);
+  const effortL = effortAt(c.course, L);
   for (const seed of seeds) {
     const fixes: ReplayFix[] = replay(c, seed, PING_MS);
     let state = computeRunnerState(c.course, [], clock, c.startMs);
@@ -137,6 +192,18 @@ function runCase(c: RealCase, seeds: number[]): Outcome {
         o.finishInRange.push(
           c.finishMs >= state.etaFinishEarliestMs && c.finishMs <= state.etaFinishLatestMs,
         );
+        if (c.finishMs > state.etaFinishLatestMs) o.finishLate++;
+        if (c.finishMs < state.etaFinishEarliestMs) o.finishEarly++;
+        const now = f.deliveredMs;
+        const stillAhead = still(now, c.finishMs);
+        const stillSoFar = still(c.startMs, now);
+        o.stopShareAhead.push(stillAhead / (c.finishMs - now));
+        o.stopShareSoFar.push(stillSoFar / (now - c.startMs));
+        const e = effortAt(c.course, c.truthAt(now));
+        if (e > 500 && effortL - e > 500)
+          o.paceRatioAhead.push(
+            (c.finishMs - now - stillAhead) / (effortL - e) / ((now - c.startMs - stillSoFar) / e),
+          );
       }
       const w = state.nextWaypoint;
       if (w && w.etaMs !== null && w.etaEarliestMs != null && w.etaLatestMs != null) {
@@ -147,6 +214,8 @@ function runCase(c: RealCase, seeds: number[]): Outcome {
           o.nextFlat.push(Math.abs(flatNext - truth) / MIN);
           o.nextEta.push(Math.abs(w.etaMs - truth) / MIN);
           o.nextInRange.push(truth >= w.etaEarliestMs && truth <= w.etaLatestMs);
+          if (truth > w.etaLatestMs) o.nextLate++;
+          if (truth < w.etaEarliestMs) o.nextEarly++;
         }
       }
     });
@@ -161,10 +230,32 @@ function runCase(c: RealCase, seeds: number[]): Outcome {
         continue;
       }
       o.errors.push(err);
-      if (o.worst === null || err > o.worst.err)
-        o.worst = { err, t: f.t, truthM: f.truthM, shownM: shown, devM, seed };
+      if (o.worst === null || err > o.worst.err) {
+        const other = courseCandidates(c.course, f.lat, f.lon, 100).filter(
+          (q) => Math.abs(q.alongM - f.truthM) > 150,
+        );
+        o.worst = {
+          err,
+          t: f.t,
+          truthM: f.truthM,
+          shownM: shown,
+          devM,
+          seed,
+          otherPass: other.length === 0 ? null : other.reduce((a, b) => (b.offsetM < a.offsetM ? b : a)),
+          stillMs: still(f.t - 10 * MIN, f.t + 10 * MIN),
+        };
+      }
     }
     o.finishDelaysS.push(full.finishMs === null ? Infinity : (full.finishMs - c.finishMs) / 1000);
+    if (full.finishMs !== null && Math.abs(full.finishMs - c.finishMs) > PING_MS) {
+      const at = Math.min(full.finishMs, c.finishMs);
+      const k = Math.max(0, c.rec.findIndex((p) => p.t > at) - 1);
+      o.finishCauses.push({
+        delayS: (full.finishMs - c.finishMs) / 1000,
+        toGoM: L - c.truthAt(full.finishMs),
+        fromFinishM: metres(c.rec[k], pointAtDistance(c.course, L)),
+      });
+    }
     const firstAfter = sorted.find((x) => x.t >= c.finishMs);
     if (firstAfter) {
       const s = computeRunnerState(
@@ -221,18 +312,48 @@ describe.skipIf(!available)('matching and ETAs on real recorded tracks, replayed
       );
     }
     const missed: string[] = [];
-    if (!(percentile(e, 99) <= 30 && e[e.length - 1] <= 100) && o.worst)
+    if (!(percentile(e, 99) <= 30 && e[e.length - 1] <= 100) && o.worst) {
+      const w = o.worst;
+      const pass = w.otherPass
+        ? `the course passes ${w.otherPass.offsetM.toFixed(0)} m from this fix again at ${w.otherPass.alongM.toFixed(0)} m (${Math.abs(w.otherPass.alongM - w.truthM).toFixed(0)} m along from the truth)`
+        : 'no other pass of the course within 100 m';
       missed.push(
-        `distance target missed where the recording follows the course (worst: seed ${o.worst.seed} at ${new Date(o.worst.t).toISOString()}, truth ${o.worst.truthM.toFixed(0)} m, shown ${o.worst.shownM.toFixed(0)} m, the fix ${o.worst.devM.toFixed(0)} m from the course there: a matching error, not a GPS jump)`,
+        `distance target missed where the recording follows the course (worst: seed ${w.seed} at ${new Date(w.t).toISOString()}, truth ${w.truthM.toFixed(0)} m, shown ${w.shownM.toFixed(0)} m, the fix ${w.devM.toFixed(0)} m from the course there: a matching error, not a GPS jump; ${pass}; the recording stands still ${(w.stillMs / MIN).toFixed(0)} of the 20 min around it)`,
       );
+    }
     if (o.finishDelaysS.some((d) => !(Math.abs(d) <= PING_MS / 1000)))
       missed.push(
-        'a finish more than one interval off the end of the recording (finish delays above; cause not measured)',
+        `a finish more than one interval off the end of the recording: ${o.finishCauses
+          .map(
+            (x) =>
+              `${x.delayS.toFixed(0)} s, the recording then ${x.toGoM.toFixed(0)} m along the course from the finish and ${x.fromFinishM.toFixed(0)} m from the finish point in a straight line`,
+          )
+          .join('; ')}`,
       );
+    const pc = (x: number) => `${(100 * x).toFixed(0)} %`;
+    const why = (late: number, early: number, n: number) =>
+      `truth after the range ${pc(late / Math.max(1, n))}, before it ${pc(early / Math.max(1, n))}; ` +
+      `the recording stands still a median ${pc(median(o.stopShareAhead))} of the time still to go ` +
+      `(p90 ${pc(
+        percentile(
+          o.stopShareAhead.slice().sort((a, b) => a - b),
+          90,
+        ),
+      )}; ${pc(median(o.stopShareSoFar))} of the time so far), ` +
+      `its moving pace over the rest a median ×${median(o.paceRatioAhead).toFixed(2)} of its pace so far ` +
+      `(p10–p90 ×${percentile(
+        o.paceRatioAhead.slice().sort((a, b) => a - b),
+        10,
+      ).toFixed(2)}–${percentile(
+        o.paceRatioAhead.slice().sort((a, b) => a - b),
+        90,
+      ).toFixed(2)}, flat-equivalent)`;
     if (!(ratio(o.finishEta, o.finishFlat) <= 0.5) || !(share(o.finishInRange) >= 0.8))
-      missed.push('finish ETA target missed');
+      missed.push(`finish ETA target missed: ${why(o.finishLate, o.finishEarly, o.finishInRange.length)}`);
     if (!(ratio(o.nextEta, o.nextFlat) <= 0.5) || !(share(o.nextInRange) >= 0.8))
-      missed.push('next-aid-station ETA target missed');
+      missed.push(
+        `next-aid-station ETA target missed: truth after the range ${pc(o.nextLate / Math.max(1, o.nextInRange.length))}, before it ${pc(o.nextEarly / Math.max(1, o.nextInRange.length))}`,
+      );
     for (const m of missed) lines.push(`    NOT MET: ${m}`);
   }
   console.log(
