@@ -219,6 +219,10 @@ describe('oidc-client-ts port', () => {
     expect(frame.urls[0].searchParams.get('prompt')).toBe('none');
     expect(frame.urls[0].searchParams.get('redirect_uri')).toBe('http://localhost:4321/auth/silent-renew');
     expect(frame.urls[0].searchParams.get('nonce')).toMatch(/^[\w-]{43}$/);
+    // The ID token as a hint (OIDC Core: SHOULD with prompt=none). Glewlwyd 2.7 answers interaction_required
+    // "id_token mandatory" without it, so every frame renewal there fell back to an interactive sign-in.
+    expect(tokens.idToken).toBeTruthy();
+    expect(frame.urls[0].searchParams.get('id_token_hint')).toBe(tokens.idToken);
     const calls = provider.tokenCalls.slice(before).map((c) => c.body.get('grant_type'));
     expect(calls).toEqual(['authorization_code']);
     expect(renewed.accessToken).toBe(`at-${before + 1}`);

@@ -79,6 +79,9 @@ export function createOidcPort(settings: AuthSettings, deps: OidcPortDeps): Brow
     monitorSession: false,
     loadUserInfo: false,
     silentRequestTimeoutInSeconds: deps.silentTimeoutSeconds ?? 10,
+    // The hidden frame (prompt=none) carries the ID token as id_token_hint, as OIDC Core asks; Glewlwyd 2.7 refuses
+    // prompt=none without it ("id_token mandatory").
+    includeIdTokenInSilentRenew: true,
   };
   const manager = new UserManager(umSettings, deps.redirectNavigator, undefined, deps.iframeNavigator);
   const client = new OidcClient(umSettings);
