@@ -120,7 +120,7 @@ try {
     check(admin === 403, `GET /api/admin/devices as non-admin → ${admin}`);
   }
 
-  // RENEW=1 (with GW_ACCESS_TOKEN_SECONDS=60 in try-glewlwyd.sh): wait until the access token has expired, then an
+  // RENEW=1 or RENEW=frame (no refresh token: the hidden frame), with GW_ACCESS_TOKEN_SECONDS=60 in try-glewlwyd.sh: wait until the access token has expired, then an
   // API call must go out with a new one (the app's refresh-token grant at Glewlwyd's token endpoint).
   if (process.env.RENEW) {
     const tokenNow = () =>
@@ -129,6 +129,15 @@ try {
         const u = JSON.parse(sessionStorage.getItem(k));
         return { at: u.access_token, exp: u.expires_at };
       });
+    if (process.env.RENEW === 'frame') {
+      // Drop the refresh token: renewal must then go through the hidden frame (prompt=none).
+      await page.evaluate(() => {
+        const k = Object.keys(sessionStorage).find((x) => x.startsWith('oidc.user:'));
+        const u = JSON.parse(sessionStorage.getItem(k));
+        delete u.refresh_token;
+        sessionStorage.setItem(k, JSON.stringify(u));
+      });
+    }
     const before = await tokenNow();
     const waitMs = Math.max(0, before.exp * 1000 - Date.now()) + 2000;
     log(`waiting ${Math.round(waitMs / 1000)} s for the access token to expire`);
@@ -140,10 +149,11 @@ try {
     await nav().getByRole('link', { name: 'Home' }).click();
     await nav().getByRole('link', { name: 'My Races' }).click();
     const grant = new URLSearchParams((await tokenCall).postData() ?? '').get('grant_type');
+    const expected = process.env.RENEW === 'frame' ? 'authorization_code' : 'refresh_token';
     const r = await answer;
     const after = await tokenNow();
     check(
-      r.status() === 200 && after.at !== before.at && grant === 'refresh_token',
+      r.status() === 200 && after.at !== before.at && grant === expected,
       `after expiry: ${grant} grant, new token ${after.at !== before.at}, GET /api/director/races → ${r.status()}`,
     );
   }
