@@ -15,7 +15,8 @@
  * trend, extrapolated over the time still to run. Stops at aid stations already passed give the expected stop at
  * each one still ahead; time stood still elsewhere (breaks), per second moving so far, gives the stops expected over
  * the moving time ahead (none for the earliest, twice as many for the latest). The range comes from the spread of
- * the section paces about the trend.
+ * the section paces about the trend, and from how far the runner's pace strays from it over stretches of some 3 km
+ * (what does not average out: a long technical stretch, a bad patch), carried whole into the time ahead.
  */
 import { pointAtDistance } from './geometry';
 import { bracketIndex } from '../sorted';
@@ -66,6 +67,8 @@ const INDEPENDENT_SHARE = 0.5;
  * they dare descend), independent of how far ahead.
  */
 const MODEL_SPREAD = 0.07;
+/** Sections to a stretch for the runner's persistent pace spread (PaceModel.blockSpread): some 3 km of effort. */
+const BLOCK_SECTIONS = 4;
 /** The range covers about 90 % of outcomes (z of the normal). */
 const RANGE_Z = 1.645;
 /** Whatever the spread, a range is at least this wide each side. */
@@ -149,6 +152,12 @@ export interface PaceModel {
    * measured so far: the same share of the moving time still ahead is expected to be spent so.
    */
   otherStopPerMovingS: number;
+  /**
+   * Spread (σ, log pace) of the runner's pace about the trend over stretches of BLOCK_SECTIONS sections: what does not
+   * average out over kilometres (a long technical stretch, a bad patch), carried whole into the time ahead. 0 until
+   * three stretches are measured.
+   */
+  blockSpread: number;
   /** Moving sections measured. */
   sections: number;
   last: ProgressPoint;
@@ -348,6 +357,21 @@ function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: 
     ss += secW[k] * (secPace[k] - fit) ** 2;
   }
   const measured = n >= 3 ? Math.sqrt(ss / sw) * Math.sqrt(n / (n - 1)) : DEFAULT_SPREAD;
+  let bss = 0;
+  let bw = 0;
+  let blocks = 0;
+  for (let k0 = 0; k0 + BLOCK_SECTIONS <= n; k0 += BLOCK_SECTIONS) {
+    let w = 0;
+    let r = 0;
+    for (let k = k0; k < k0 + BLOCK_SECTIONS; k++) {
+      w += secW[k];
+      r += secW[k] * (secPace[k] - (my + trendPerH * ((secT[k] - mx) / 3_600_000)));
+    }
+    bss += w * (r / w) ** 2;
+    bw += w;
+    blocks++;
+  }
+  const blockSpread = blocks >= 3 ? Math.sqrt(bss / bw) * Math.sqrt(blocks / (blocks - 1)) : 0;
   return {
     paceSPerM: Math.exp(logPaceNow),
     trendPerS: trendPerH / 3600,
@@ -360,6 +384,7 @@ function buildModel(course: PreparedCourse, progress: ProgressPoint[], startMs: 
     aidStopMs,
     aidStopMaxMs,
     otherStopPerMovingS: f.movingT > 0 ? f.otherStopT / f.movingT : 0,
+    blockSpread,
     sections: n,
     last,
   };
@@ -426,6 +451,7 @@ export function etaRange(
     m.spread * Math.sqrt(INDEPENDENT_SHARE / ahead + (1 - INDEPENDENT_SHARE) / Math.max(1, m.sections)),
     MODEL_SPREAD,
     trendSigma,
+    m.blockSpread,
   );
   const half = RANGE_Z * sigma;
   const early = Math.max(MIN_HALF_RANGE_MS, moving * (1 - Math.exp(-half)));
