@@ -1,4 +1,5 @@
 import { createECDH, randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { asc } from 'drizzle-orm';
 import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -73,6 +74,11 @@ interface Case {
   expect: Expect;
   /** The route as registered, when its parameter is not a numeric id (e.g. a check-in token). */
   route?: string;
+  /**
+   * A Server-Sent Events stream (it never ends, so app.inject cannot hold it): called over real HTTP, a 200 must be
+   * `text/event-stream` with its first event, then the connection is aborted.
+   */
+  stream?: true;
 }
 
 describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
@@ -92,6 +98,40 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
   let rT: number; // a runner whose own tracker is attached and detached
   let checkinToken: string; // a check-in link's token (race A, checkpoint cpId)
   let linkId: number; // a check-in link to revoke
+  let base: string | undefined; // the app over real HTTP, for the stream cases
+
+  /** A stream case's call: the status and, for a refusal, its JSON body; a 200 is checked, then aborted. */
+  const callStream = async (url: string, token: string | undefined) => {
+    if (!base) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    }
+    const abort = new AbortController();
+    const res = await fetch(`${base}${url}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: abort.signal,
+    });
+    try {
+      if (res.status !== 200) {
+        // A refused stream closes its connection (no idle connection per retrying client).
+        expect(res.headers.get('connection')).toBe('close');
+        return { statusCode: res.status, body: await res.text() };
+      }
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      // The first event, the current alerts, comes before any change.
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!text.includes('event: alerts\n')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      expect(text).toContain('event: alerts\n');
+      return { statusCode: res.status, body: '' };
+    } finally {
+      abort.abort();
+    }
+  };
 
   beforeAll(async () => {
     t = await createTestApp(kind);
@@ -445,6 +485,21 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
       expect: { ...ownerOrAdmin(404) },
     },
     { name: 'all alerts', method: 'GET', url: () => '/api/admin/alerts', expect: adminOnly() },
+    // Registered by the alerts plugin, not apiRoutes: the HQ streams (SSE, called over real HTTP).
+    {
+      name: 'race HQ alert stream',
+      method: 'GET',
+      url: () => `/api/director/races/${A}/alerts/stream`,
+      stream: true,
+      expect: ownerOrAdmin(),
+    },
+    {
+      name: "admins' alert stream",
+      method: 'GET',
+      url: () => '/api/admin/alerts/stream',
+      stream: true,
+      expect: adminOnly(),
+    },
     {
       name: 'available devices',
       method: 'GET',
@@ -538,10 +593,12 @@ describe.each(dbKinds)('authorization matrix (%s)', (kind) => {
           .CourseId;
       }
       const before = await snapshot();
-      const res = await call(t, c.method, c.url(), { token: tokens[p], ...c.body?.() });
+      const res = c.stream
+        ? await callStream(c.url(), tokens[p])
+        : await call(t, c.method, c.url(), { token: tokens[p], ...c.body?.() });
       actual[p] = res.statusCode;
       if (res.statusCode >= 400) {
-        expect(res.json()).toEqual({ error: expect.any(String), message: expect.any(String) });
+        expect(JSON.parse(res.body)).toEqual({ error: expect.any(String), message: expect.any(String) });
         if ((await snapshot()) !== before) changedByDenied.push(p);
       }
       if (p !== 'admin' && !c.url().startsWith('/api/admin')) expect(res.body).not.toContain('TrackingKey');

@@ -243,6 +243,24 @@ describe('database outage on PostgreSQL (private cluster)', () => {
         headers: { authorization: `Bearer ${await issuer.admin()}` },
       }),
     );
+    // The HQ alert streams (the admins' and a race's): refused before the stream opens, so app.inject returns.
+    const streams = [
+      await app.inject({
+        method: 'GET',
+        url: '/api/admin/alerts/stream',
+        headers: { authorization: `Bearer ${await issuer.admin()}` },
+      }),
+      await app.inject({
+        method: 'GET',
+        url: `/api/director/races/${race.raceId}/alerts/stream`,
+        headers: asOwner,
+      }),
+    ];
+    for (const res of streams) {
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers.connection).toBe('close');
+    }
+    responses.push(...streams);
     for (let i = 0; i < N; i++) responses.push(await ping(1 + i));
     responses.push(...(await Promise.all(Array.from({ length: N }, (_, i) => ping(100 + i)))));
     const health = await get('/api/health');

@@ -56,6 +56,16 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
     hub.open(key, reply.raw, current, slot);
   };
 
+  /**
+   * Any answer but the stream (401/403/404, 429, 503 database_unavailable with Retry-After — all before the stream
+   * opens) closes the connection, as a refused live stream does: a client retrying a refused stream holds no idle
+   * connection.
+   */
+  const closeRefused = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (reply.statusCode >= 400) void reply.header('connection', 'close');
+    return payload;
+  };
+
   app.get(
     '/api/director/races/:raceId/alerts',
     {
@@ -99,6 +109,7 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
           'with Retry-After, the connection closed',
         params: raceIdParams,
       },
+      onSend: closeRefused,
     },
     async (request, reply) => {
       const { raceId } = request.params;
@@ -179,6 +190,7 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
           'Server-Sent Events for admins (bearer token in the Authorization header; read with fetch): `alerts` with ' +
           'the open and acknowledged alerts of every race and of devices in no race, then one `alert` per change',
       },
+      onSend: closeRefused,
     },
     async (request, reply) => {
       requireAdmin(request);
