@@ -255,6 +255,8 @@ describe('database outage on PostgreSQL (private cluster)', () => {
         url: `/api/director/races/${race.raceId}/alerts/stream`,
         headers: asOwner,
       }),
+      // A race not in memory: its live stream needs the database to open, and its refusal closes too.
+      await app.inject({ method: 'GET', url: '/api/open/races/999999/live' }),
     ];
     for (const res of streams) {
       expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAdmin, requireUser } from '../identity/auth-plugin';
+import { closeRefusedStream } from '../lib/close-refused';
 import { id, raceIdParams } from '../lib/http-schemas';
 import { clientKey } from '../lib/client-key';
 import { sendStreamRefusal, STREAM_CLIENT_RETRY_AFTER_S, StreamLimitError } from '../live/stream-admission';
@@ -56,16 +57,6 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
     hub.open(key, reply.raw, current, slot);
   };
 
-  /**
-   * Any answer but the stream (401/403/404, 429, 503 database_unavailable with Retry-After — all before the stream
-   * opens) closes the connection, as a refused live stream does: a client retrying a refused stream holds no idle
-   * connection.
-   */
-  const closeRefused = async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode >= 400) void reply.header('connection', 'close');
-    return payload;
-  };
-
   app.get(
     '/api/director/races/:raceId/alerts',
     {
@@ -109,7 +100,7 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
           'with Retry-After, the connection closed',
         params: raceIdParams,
       },
-      onSend: closeRefused,
+      onSend: closeRefusedStream,
     },
     async (request, reply) => {
       const { raceId } = request.params;
@@ -190,7 +181,7 @@ const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService; hub: AlertStrea
           'Server-Sent Events for admins (bearer token in the Authorization header; read with fetch): `alerts` with ' +
           'the open and acknowledged alerts of every race and of devices in no race, then one `alert` per change',
       },
-      onSend: closeRefused,
+      onSend: closeRefusedStream,
     },
     async (request, reply) => {
       requireAdmin(request);

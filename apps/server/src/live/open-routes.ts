@@ -8,6 +8,7 @@ import {
   parseAgeGroup,
   runnerSplitsSchema,
 } from '@racebeacon/domain';
+import { closeRefusedStream } from '../lib/close-refused';
 import { courseTrack } from './course-track';
 import { gzipEventStream } from './sse-compression';
 import { sendStreamRefusal, StreamLimitError } from './stream-admission';
@@ -144,6 +145,7 @@ export default async function openRoutes(fastify: FastifyInstance) {
         params,
         querystring: streamQuery,
       },
+      onSend: closeRefusedStream,
     },
     async (request, reply) => {
       const header = request.headers['last-event-id'];
