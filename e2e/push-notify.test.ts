@@ -167,20 +167,33 @@ it('Notify me: permission on the click, the browser’s keys reach the server, a
   await expect
     .poll(() => registrations.get(`${server.url}/race/`), { timeout: 10_000 })
     .toEqual(expect.any(String));
-  await cdp.send('ServiceWorker.deliverPushMessage', {
-    origin: server.url,
-    registrationId: registrations.get(`${server.url}/race/`)!,
-    data: plaintext,
-  });
+  const deliver = () =>
+    cdp.send('ServiceWorker.deliverPushMessage', {
+      origin: server.url,
+      registrationId: registrations.get(`${server.url}/race/`)!,
+      data: plaintext,
+    });
+  const shown = () =>
+    page.evaluate(async () => {
+      const reg = await navigator.serviceWorker.getRegistration('/race/');
+      return (await reg!.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
+    });
+  // The worker decrypts and shows it in well under a second alone. On a loaded CI run (two test files at a time) a
+  // delivery through the DevTools protocol was once not shown at all within 30 s: it is delivered again every 10 s
+  // (the notification's tag makes a repeat replace it, so one notification is expected either way).
+  await deliver();
+  let deliveredAt = Date.now();
   await expect
     .poll(
-      () =>
-        page.evaluate(async () => {
-          const reg = await navigator.serviceWorker.getRegistration('/race/');
-          return (await reg!.getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
-        }),
-      // The worker decrypts and shows it in well under a second alone; a loaded CI run once took longer than 10 s.
-      { timeout: 30_000 },
+      async () => {
+        const now = await shown();
+        if (now.length === 0 && Date.now() - deliveredAt >= 10_000) {
+          deliveredAt = Date.now();
+          await deliver();
+        }
+        return now;
+      },
+      { timeout: 60_000, interval: 1_000 },
     )
     .toEqual([{ title: message.title, body: message.body, tag: `runner-${race.raceId}-${a.runnerId}` }]);
   await screenshot(page, 'push-notify-on');
