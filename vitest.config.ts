@@ -2,9 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Two test files at a time (vitest's default on 2 cores is one): most files wait on servers, streams and
-    // databases rather than on the CPU. e2e files still run one after another (fileParallelism: false below).
-    maxWorkers: 2,
     projects: [
       { test: { name: 'domain', root: 'packages/domain', include: ['test/**/*.test.ts'] } },
       {
